@@ -1,0 +1,41 @@
+package io.overjoin.catalyst
+
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+
+import io.overjoin.parser.StreamInput
+
+/**
+ * A join input of a streaming-dialect query block, with its window, as the parser found it:
+ *
+ * {{{
+ *   FROM Orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o
+ *   ==>  WindowedInput o (RANGE INTERVAL '1' HOUR PRECEDING)
+ *        +- SubqueryAlias o
+ *           +- UnresolvedRelation [Orders]
+ * }}}
+ *
+ * It stays unresolved until [[RewriteWindowedJoins]] has chosen the input's rowtime and given it
+ * a watermark; that keeps Spark's join resolution (NATURAL, USING) waiting for overjoin's rules,
+ * which must leave rowtime columns out of it.
+ */
+case class WindowedInput(block: Int, input: StreamInput, child: LogicalPlan) extends UnaryNode {
+  override def output: Seq[Attribute] = child.output
+  override lazy val resolved: Boolean = false
+  override def simpleString(maxFields: Int): String =
+    s"WindowedInput ${input.name} ${input.window.sql}"
+  override protected def withNewChildInternal(newChild: LogicalPlan): WindowedInput = copy(child = newChild)
+}
+
+/**
+ * A join input whose rowtime is known (`rowtime`, an attribute of `child`'s output) and, for a
+ * stream, whose watermark is set. `isStream` is false for a static input of a query that also reads
+ * streams (a table: SEMANTICS.md section 5); in replay every input counts as a stream.
+ */
+case class RowtimeInput(block: Int, input: StreamInput, rowtime: Attribute, isStream: Boolean,
+    child: LogicalPlan) extends UnaryNode {
+  override def output: Seq[Attribute] = child.output
+  override def simpleString(maxFields: Int): String =
+    s"RowtimeInput ${input.name} rowtime=${rowtime.name} ${input.window.sql}${if (isStream) "" else " (table)"}"
+  override protected def withNewChildInternal(newChild: LogicalPlan): RowtimeInput = copy(child = newChild)
+}

@@ -1,0 +1,86 @@
+package io.overjoin.parser
+
+import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParameterHandler, ParseException, ParserInterface, SqlStatementSplitResult, TemporalIdentifier}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.types.{DataType, StructType}
+
+/**
+ * overjoin's SQL parser. It wraps the parser Spark gives it (Spark's own, or Delta's, Iceberg's, or
+ * any other extension's: whatever comes before it in `spark.sql.extensions`).
+ *
+ * `parsePlan`, `parseQuery` and `parsePlanWithParameters` go through one [[dispatch]]: a statement
+ * whose query blocks use overjoin's dialect is parsed by [[StreamSqlScanner]], its overjoin-only
+ * clauses are blanked out, the delegate parses the rest, and [[StreamPlanBuilder]] puts overjoin's
+ * nodes into the plan. Every other statement goes to the delegate untouched, and every other method
+ * simply forwards.
+ */
+class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
+
+  override def parsePlan(sqlText: String): LogicalPlan =
+    dispatch(sqlText, None, delegate.parsePlan)
+
+  override def parseQuery(sqlText: String): LogicalPlan =
+    dispatch(sqlText, None, delegate.parseQuery)
+
+  override def parsePlanWithParameters(sqlText: String, parameterContext: ParameterContext): LogicalPlan =
+    dispatch(sqlText, Some(parameterContext), delegate.parsePlan)
+
+  /**
+   * The one way in for statements. `parse` is the delegate's method for this kind of statement;
+   * with parameters, an overjoin statement has them substituted first (as Spark does before
+   * parsing), so that plan positions are those of the text that was parsed.
+   */
+  private def dispatch(
+      sqlText: String,
+      parameters: Option[ParameterContext],
+      parse: String => LogicalPlan): LogicalPlan = {
+    val scan = StreamSqlScanner.scan(sqlText)
+    if (!scan.isOurs) {
+      return parameters match {
+        case Some(ctx) => delegate.parsePlanWithParameters(sqlText, ctx)
+        case None => parse(sqlText)
+      }
+    }
+    val (text, finalScan) = parameters match {
+      case Some(ctx) if hasParameterMarkers(sqlText) =>
+        val substituted = ParameterHandler.substituteParameters(sqlText, ctx)._1
+        (substituted, StreamSqlScanner.scan(substituted))
+      case _ => (sqlText, scan)
+    }
+    val plan = try parse(finalScan.blank(text)) catch {
+      // Blanking keeps every position, so Spark's error points at the right place: show it
+      // under the text the user wrote.
+      case e: ParseException => throw e.withCommand(text)
+    }
+    StreamPlanBuilder.attach(finalScan, plan)
+  }
+
+  private def hasParameterMarkers(sql: String): Boolean =
+    Lexer.tokenize(sql).exists(_.exists(_.kind == TokenKind.Param))
+
+  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
+  override def parseTableIdentifier(sqlText: String): TableIdentifier = delegate.parseTableIdentifier(sqlText)
+  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier = delegate.parseFunctionIdentifier(sqlText)
+  override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
+  override def parseTemporalTableIdentifier(sqlText: String): TemporalIdentifier =
+    delegate.parseTemporalTableIdentifier(sqlText)
+  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
+  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
+  override def splitStatements(sqlText: String): SqlStatementSplitResult = delegate.splitStatements(sqlText)
+}
+
+object OverjoinSqlParser {
+  /** True when `parser` is, or wraps somewhere in its chain, an overjoin parser. */
+  def isInChain(parser: ParserInterface): Boolean = parser match {
+    case _: OverjoinSqlParser => true
+    case other =>
+      // Other extensions' parsers usually keep their delegate in a field called `delegate`.
+      scala.util.Try {
+        val f = other.getClass.getDeclaredFields.find(f => classOf[ParserInterface].isAssignableFrom(f.getType))
+        f.exists { field => field.setAccessible(true); isInChain(field.get(other).asInstanceOf[ParserInterface]) }
+      }.getOrElse(false)
+  }
+}

@@ -1,0 +1,70 @@
+package io.overjoin.parser
+
+import io.overjoin.catalyst.JoinWindow
+
+/**
+ * What overjoin's structural parser found in one statement: the query blocks written in the
+ * streaming dialect, and the character ranges that must be blanked out before the text goes to
+ * Spark's own parser.
+ *
+ * Blanking (replacing characters by spaces, keeping newlines) instead of rewriting keeps every
+ * other character at its place, so Spark's positions, error messages and plan origins all point at
+ * the user's own text, and plan nodes can be matched to what we parsed by their start offset.
+ */
+final case class ScanResult(blocks: Seq[StreamBlock], blanks: Seq[(Int, Int)]) {
+  def isOurs: Boolean = blocks.nonEmpty
+
+  def blank(sql: String): String = {
+    val chars = sql.toCharArray
+    blanks.foreach { case (s, e) =>
+      var i = s
+      while (i < e) { if (chars(i) != '\n' && chars(i) != '\r') chars(i) = ' '; i += 1 }
+    }
+    new String(chars)
+  }
+}
+
+/** A query block in the streaming dialect. `selectStart` is the offset of its SELECT. */
+final case class StreamBlock(
+    id: Int,
+    selectStart: Int,
+    selectStream: Boolean,
+    inputs: Seq[StreamInput],
+    joins: Seq[JoinInfo],
+    rowtimeRefs: Seq[RowtimeRef],
+    unsupported: Seq[Unsupported])
+
+/**
+ * One input of the block's FROM clause. `start` is the offset of the relation's first token (a
+ * table name, the `(` of a subquery, or a function name): Spark's plan node for the relation has
+ * that same offset as its origin.
+ */
+final case class StreamInput(
+    start: Int,
+    end: Int,
+    source: String,
+    alias: Option[String],
+    window: JoinWindow,
+    windowStart: Option[Int],
+    streamKeyword: Boolean) {
+  /** How the input is called in messages and in `o.ROWTIME`: its alias, else its last name part. */
+  def name: String = alias.getOrElse(source.split('.').last.stripPrefix("`").stripSuffix("`"))
+}
+
+/** A join operator between inputs `leftIndex` (the nearest input on its left) and `rightIndex`. */
+final case class JoinInfo(
+    start: Int,
+    kind: String,
+    rightIndex: Int,
+    within: Option[Long],
+    asof: Boolean)
+
+/**
+ * A `ROWTIME` reference in the block. Unqualified, it is the join's output rowtime; qualified
+ * (`o.ROWTIME`), input `o`'s own. `start` is the offset of the reference's first token (the
+ * qualifier, when there is one): Spark's `UnresolvedAttribute` for it starts there too.
+ */
+final case class RowtimeRef(start: Int, qualifier: Option[String], spelling: String, selectItem: Boolean)
+
+/** A construct the parser accepts but this version cannot run yet; analysis reports it. */
+final case class Unsupported(start: Int, feature: String, alternative: String)

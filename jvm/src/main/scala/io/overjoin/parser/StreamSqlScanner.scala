@@ -1,0 +1,749 @@
+package io.overjoin.parser
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.overjoin.catalyst.{JoinWindow, RangeFrame}
+import io.overjoin.errors.OverjoinErrors
+
+/**
+ * overjoin's structural parser. It reads a statement's tokens, finds every query block (a
+ * `SELECT`, at any depth), parses the block's `FROM` clause into join inputs and join operators,
+ * and decides by that grammar whether the block is in the streaming dialect: `SELECT STREAM`, an
+ * `OVER` window directly after a `FROM` relation, `WITHIN`, `ASOF JOIN`, `FOR SYSTEM_TIME AS OF
+ * PROCTIME()`, `TUMBLE`/`HOP` or `STREAM t` in `FROM`.
+ *
+ * Expressions are not parsed: they are balanced token runs that Spark's parser reads later. What
+ * this parser cannot follow (PIVOT, LATERAL VIEW, ...) ends its reading of that FROM clause, so the
+ * rest stays Spark's business. Errors in overjoin's own syntax are raised here, pointing at the
+ * user's text.
+ *
+ * {{{
+ *   SELECT STREAM ROWTIME, o.id FROM Shipments AS s JOIN Orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON ...
+ *          ^^^^^^                                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ blanked
+ * }}}
+ */
+final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
+  import StreamSqlScanner._
+
+  private val n = tokens.length
+  private val closeOf: Array[Int] = {
+    val a = Array.fill(n)(-1)
+    val stack = scala.collection.mutable.Stack.empty[Int]
+    tokens.indices.foreach { i =>
+      if (tokens(i).isSymbol("(")) stack.push(i)
+      else if (tokens(i).isSymbol(")") && stack.nonEmpty) a(stack.pop()) = i
+    }
+    a
+  }
+  private val blocks = ArrayBuffer.empty[StreamBlock]
+
+  def scan(): ScanResult = {
+    scanRange(0, n)
+    val ours = blocks.sortBy(_.selectStart).toSeq
+    ScanResult(ours, ours.flatMap(b => blockBlanks.getOrElse(b.id, Nil)))
+  }
+
+  private val blockBlanks = scala.collection.mutable.Map.empty[Int, Seq[(Int, Int)]]
+
+  // ---------------------------------------------------------------------------------------------
+  // Statement level: find the blocks.
+
+  private def close(i: Int, limit: Int): Int = {
+    val c = closeOf(i)
+    if (c < 0 || c >= limit) limit else c
+  }
+
+  private def scanRange(from: Int, to: Int): Unit = {
+    var i = from
+    while (i < to) {
+      val t = tokens(i)
+      if (t.isWord("SELECT")) {
+        i = scanBlock(i, to)
+      } else if (t.isSymbol("(")) {
+        val j = close(i, to)
+        scanRange(i + 1, j)
+        i = j + 1
+      } else i += 1
+    }
+  }
+
+  /** Where the block that starts at `sel` ends (exclusive token index). */
+  private def blockEnd(sel: Int, limit: Int): Int = {
+    var i = sel + 1
+    while (i < limit) {
+      val t = tokens(i)
+      if (t.isSymbol("(")) i = close(i, limit) + 1
+      else if (t.isSymbol(";") || t.isSymbol(")") || t.isSymbol("|>") || t.isWordIn(SetOperators)) return i
+      else i += 1
+    }
+    limit
+  }
+
+  /** Index of the first depth-0 token in [from, to) satisfying `p`, or `to`. */
+  private def findAtDepth0(from: Int, to: Int)(p: Int => Boolean): Int = {
+    var i = from
+    while (i < to) {
+      if (p(i)) return i
+      if (tokens(i).isSymbol("(")) i = close(i, to) + 1 else i += 1
+    }
+    to
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Block level.
+
+  private final class BlockBuilder(val sel: Int, val end: Int) {
+    val inputs = ArrayBuffer.empty[InputBuilder]
+    val joins = ArrayBuffer.empty[JoinInfo]
+    val blanks = ArrayBuffer.empty[(Int, Int)]
+    val unsupported = ArrayBuffer.empty[Unsupported]
+    val onRanges = ArrayBuffer.empty[(Int, Int)]
+    var dialect = false
+  }
+
+  private final class InputBuilder(val relStart: Int, val relEnd: Int, val source: String) {
+    var alias: Option[String] = None
+    var window: Option[JoinWindow] = None
+    var windowName: Option[Token] = None
+    var windowStart: Option[Int] = None
+    var streamKeyword = false
+    var within: Option[(Long, Int)] = None
+  }
+
+  private def scanBlock(sel: Int, limit: Int): Int = {
+    val end = blockEnd(sel, limit)
+    val b = new BlockBuilder(sel, end)
+
+    // SELECT STREAM: the word STREAM, when what follows it starts a select list rather than
+    // continuing an expression about a column named `stream`.
+    var listStart = sel + 1
+    val selectStream = listStart < end && tokens(listStart).isWord("STREAM") && startsSelectList(listStart + 1, end)
+    if (selectStream) {
+      b.dialect = true
+      b.blanks += ((tokens(listStart).start, tokens(listStart).end))
+      listStart += 1
+    }
+
+    val fromIdx = findAtDepth0(listStart, end)(i => tokens(i).isWord("FROM"))
+    val clauseEnd = if (fromIdx < end) findAtDepth0(fromIdx + 1, end)(i => isClauseStart(i, end)) else end
+    val windowIdx = findAtDepth0(clauseEnd, end)(i => isWindowClause(i, end))
+    val windowEnd = if (windowIdx < end) findAtDepth0(windowIdx + 1, end)(i =>
+      tokens(i).isWordIn(AfterWindowClause) && !isWindowClause(i, end)) else end
+    val definitions = if (windowIdx < end) parseWindowDefinitions(windowIdx, windowEnd) else Nil
+
+    if (fromIdx < end) parseFrom(b, fromIdx + 1, clauseEnd)
+
+    // Named windows: resolve OVER name against this block's WINDOW clause.
+    val usedNames = scala.collection.mutable.Set.empty[String]
+    b.inputs.foreach { in =>
+      in.windowName.foreach { nameTok =>
+        val name = nameTok.identifier
+        definitions.find(_.name.equalsIgnoreCase(name)) match {
+          case Some(d) =>
+            usedNames += d.name.toLowerCase
+            in.window = Some(parseWindowSpec(d.specFrom, d.specTo, in.displayName).copy(name = Some(name)))
+          case None =>
+            throw OverjoinErrors.parse("OVERJOIN_WINDOW_UNKNOWN_NAME", sql, nameTok.start, nameTok.end,
+              "name" -> nameTok.text, "input" -> in.displayName)
+        }
+      }
+    }
+    if (b.dialect && definitions.nonEmpty) {
+      val joinDefs = definitions.filter(d => usedNames.contains(d.name.toLowerCase))
+      if (joinDefs.size == definitions.size) b.blanks += ((tokens(windowIdx).start, tokens(windowEnd - 1).end))
+      else joinDefs.foreach(d => b.blanks += ((d.blankFrom, d.blankTo)))
+    }
+
+    // WITHIN gives both inputs of its join the same window; it cannot be combined with OVER.
+    b.joins.foreach { j =>
+      j.within.foreach { micros =>
+        val right = b.inputs(j.rightIndex)
+        val left = b.inputs(j.rightIndex - 1)
+        Seq(left, right).foreach { in =>
+          if (in.window.isDefined) {
+            val at = right.within.map(_._2).getOrElse(j.start)
+            throw OverjoinErrors.parse("OVERJOIN_WITHIN_WITH_OVER", sql, at, at + 6, "input" -> right.displayName)
+          }
+        }
+      }
+    }
+    b.joins.foreach { j =>
+      j.within.foreach { micros =>
+        Seq(b.inputs(j.rightIndex - 1), b.inputs(j.rightIndex)).foreach(in =>
+          if (in.window.isEmpty) in.window = Some(JoinWindow(RangeFrame(micros, 0))))
+      }
+    }
+    if (b.inputs.exists(_.window.isDefined)) b.dialect = true
+
+    if (b.dialect) {
+      val id = blocks.size
+      val inputs = b.inputs.map { in =>
+        StreamInput(in.relStart, in.relEnd, in.source, in.alias, in.window.getOrElse(JoinWindow.CurrentRow),
+          in.windowStart, in.streamKeyword)
+      }.toSeq
+      val names = inputs.map(_.name.toLowerCase).toSet
+      val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
+        Seq((clauseEnd, windowIdx), (windowEnd, end))
+      val refs = exprRanges.flatMap { case (f, t) => rowtimeRefs(f, t, names, listStart, fromIdx) }
+      blocks += StreamBlock(id, tokens(sel).start, selectStream, inputs, b.joins.toSeq, refs, b.unsupported.toSeq)
+      blockBlanks(id) = b.blanks.toSeq
+    }
+
+    // Nested blocks: subqueries anywhere inside this one.
+    var i = sel + 1
+    while (i < end) {
+      if (tokens(i).isSymbol("(")) { val j = close(i, end); scanRange(i + 1, j); i = j + 1 } else i += 1
+    }
+    end
+  }
+
+  private def startsSelectList(i: Int, end: Int): Boolean = {
+    if (i >= end) return false
+    val t = tokens(i)
+    if (t.isSymbol("*")) return i + 1 >= end || tokens(i + 1).isSymbol(",") || tokens(i + 1).isWord("FROM")
+    if (t.kind == TokenKind.Symbol) return t.text == "(" || t.text == "-"
+    !(t.isWordIn(Set("FROM", "AS")) )
+  }
+
+  private def isClauseStart(i: Int, end: Int): Boolean = {
+    val t = tokens(i)
+    if (t.isWord("WINDOW")) isWindowClause(i, end)
+    else t.isWordIn(ClauseWords) && !(i + 1 < end && tokens(i + 1).isSymbol("("))
+  }
+
+  private def isWindowClause(i: Int, end: Int): Boolean =
+    tokens(i).isWord("WINDOW") && i + 3 < end && isName(tokens(i + 1)) && tokens(i + 2).isWord("AS") &&
+      tokens(i + 3).isSymbol("(")
+
+  private def isName(t: Token): Boolean =
+    t.kind == TokenKind.Word || t.kind == TokenKind.BackQuoted || t.kind == TokenKind.DoubleQuoted
+
+  // ---------------------------------------------------------------------------------------------
+  // FROM clause.
+
+  private def parseFrom(b: BlockBuilder, from: Int, to: Int): Unit = {
+    var i = parseInput(b, from, to)
+    while (i > 0 && i < to) {
+      val t = tokens(i)
+      if (t.isSymbol(",")) {
+        b.joins += JoinInfo(t.start, "COMMA", b.inputs.size, None, asof = false)
+        i = parseInput(b, i + 1, to)
+      } else {
+        val opStart = i
+        val words = ArrayBuffer.empty[Token]
+        while (i < to && tokens(i).isWordIn(JoinWords) && !tokens(i).isWord("JOIN") &&
+          !(i + 1 < to && tokens(i + 1).isSymbol("("))) { words += tokens(i); i += 1 }
+        if (i >= to || !tokens(i).isWord("JOIN")) return // not a join we follow: Spark's business
+        val kind = (words.map(_.upper) :+ "JOIN").mkString(" ")
+        val asof = words.exists(_.isWord("ASOF"))
+        if (asof) {
+          b.dialect = true
+          val w = words.find(_.isWord("ASOF")).get
+          b.blanks += ((w.start, w.end))
+          b.unsupported += Unsupported(w.start, "ASOF JOIN", "it is planned; until then join with a window.")
+        }
+        val rightIndex = b.inputs.size
+        i = parseInput(b, i + 1, to)
+        if (i < 0) return
+        var within: Option[Long] = b.inputs(rightIndex).within.map(_._1)
+        if (i < to && tokens(i).isWord("ON")) {
+          val condEnd = findAtDepth0(i + 1, to)(k => endsCondition(k, to))
+          b.onRanges += ((i + 1, condEnd))
+          if (kind.startsWith("CROSS")) crossCondition(tokens(i))
+          i = condEnd
+        } else if (i + 1 < to && tokens(i).isWord("USING") && tokens(i + 1).isSymbol("(")) {
+          if (kind.startsWith("CROSS")) crossCondition(tokens(i))
+          i = close(i + 1, to) + 1
+        }
+        if (i < to && tokens(i).isWord("WITHIN")) {
+          val (micros, next) = parseDuration(i + 1, to, b.inputs(rightIndex).displayName)
+          if (within.exists(_ != micros)) {
+            throw OverjoinErrors.parse("OVERJOIN_WITHIN_WITH_OVER", sql, tokens(i).start, tokens(i).end,
+              "input" -> b.inputs(rightIndex).displayName)
+          }
+          b.blanks += ((tokens(i).start, tokens(next - 1).end))
+          b.inputs(rightIndex).within = Some((micros, tokens(i).start))
+          within = Some(micros)
+          i = next
+        }
+        if (within.isDefined) b.dialect = true
+        b.joins += JoinInfo(tokens(opStart).start, kind, rightIndex, within, asof)
+      }
+    }
+  }
+
+  private def crossCondition(t: Token): Nothing =
+    throw OverjoinErrors.parse("OVERJOIN_CROSS_JOIN_CONDITION", sql, t.start, t.end, "clause" -> t.upper)
+
+  private def endsCondition(k: Int, to: Int): Boolean = {
+    val t = tokens(k)
+    t.isSymbol(",") || t.isWord("WITHIN") ||
+      (t.isWordIn(JoinWords) && !(k + 1 < to && tokens(k + 1).isSymbol("(")))
+  }
+
+  /**
+   * Reads one join input from `i`; returns the index after it, or -1 when the input is not
+   * something this parser follows (the rest of the FROM clause is then left to Spark).
+   */
+  private def parseInput(b: BlockBuilder, start: Int, to: Int): Int = {
+    var i = start
+    if (i >= to) return -1
+    var streamKw = false
+    if (tokens(i).isWord("STREAM") && i + 1 < to && (isName(tokens(i + 1)) || tokens(i + 1).isSymbol("(")) &&
+      !tokens(i + 1).isWordIn(NotAnAlias)) {
+      streamKw = true
+      b.dialect = true
+      b.blanks += ((tokens(i).start, tokens(i).end))
+      i += 1
+    }
+    val relStart = i
+    val t = tokens(i)
+    if (t.isSymbol("(")) {
+      i = close(i, to) + 1
+    } else if (t.kind == TokenKind.Word || t.kind == TokenKind.BackQuoted || t.kind == TokenKind.DoubleQuoted) {
+      if (t.isWordIn(NotAnAlias) && !t.isWord("STREAM")) return -1
+      i += 1
+      while (i + 1 < to && tokens(i).isSymbol(".") && isName(tokens(i + 1))) i += 2
+      if (i < to && tokens(i).isSymbol("(")) {
+        val fn = tokens(i - 1)
+        if (fn.isWordIn(Set("TUMBLE", "HOP")) && i - 1 == relStart) {
+          b.dialect = true
+          b.unsupported += Unsupported(fn.start, s"${fn.upper}(...) window joins",
+            "they are planned; until then join the inputs with OVER (RANGE ...) windows.")
+        }
+        i = close(i, to) + 1
+      }
+    } else return -1
+    val relEnd = tokens(math.min(i, to) - 1).end
+    val in = new InputBuilder(tokens(relStart).start, relEnd, sql.substring(tokens(relStart).start, relEnd))
+    in.streamKeyword = streamKw
+    b.inputs += in
+
+    var progress = true
+    while (i < to && progress) {
+      val u = tokens(i)
+      if (u.isWord("OVER")) {
+        if (in.window.isDefined || in.windowName.isDefined) return -1
+        i = parseOver(b, in, i, to)
+      } else if (u.isWord("FOR") && i + 4 < to && tokens(i + 1).isWord("SYSTEM_TIME") && tokens(i + 2).isWord("AS") &&
+        tokens(i + 3).isWord("OF") && tokens(i + 4).isWord("PROCTIME")) {
+        var j = i + 5
+        if (j + 1 < to && tokens(j).isSymbol("(") && tokens(j + 1).isSymbol(")")) j += 2
+        b.dialect = true
+        b.blanks += ((u.start, tokens(j - 1).end))
+        b.unsupported += Unsupported(u.start, "FOR SYSTEM_TIME AS OF PROCTIME() lookup joins",
+          "they are planned; until then join the stream with the table without FOR SYSTEM_TIME.")
+        i = j
+      } else if (u.isWord("WATERMARK") && i + 3 < to && isName(tokens(i + 1)) && tokens(i + 2).isWord("DELAY") &&
+        tokens(i + 3).isWord("OF")) {
+        // Spark's own clause: skip it, Spark parses it.
+        val (_, next) = parseInterval(i + 4, to, in.displayName, allowNegative = true)
+        i = next
+      } else if (u.isWord("AS") && i + 1 < to && isName(tokens(i + 1))) {
+        in.alias = Some(tokens(i + 1).identifier)
+        i += 2
+        if (i < to && tokens(i).isSymbol("(")) i = close(i, to) + 1
+      } else if (in.alias.isEmpty && isName(u) && !u.isWordIn(NotAnAlias) &&
+        !(u.kind == TokenKind.Word && i + 1 < to && tokens(i + 1).isSymbol("("))) {
+        in.alias = Some(u.identifier)
+        i += 1
+        if (i < to && tokens(i).isSymbol("(")) i = close(i, to) + 1
+      } else if (u.isWord("WITHIN") && i + 1 < to && !tokens(i + 1).isSymbol("(")) {
+        // Lenses also writes WITHIN right after the right input, before ON.
+        val (micros, next) = parseDuration(i + 1, to, in.displayName)
+        b.blanks += ((u.start, tokens(next - 1).end))
+        in.within = Some((micros, u.start))
+        i = next
+      } else progress = false
+    }
+    i
+  }
+
+  private def parseOver(b: BlockBuilder, in: InputBuilder, overIdx: Int, to: Int): Int = {
+    var i = overIdx + 1
+    if (i < to && tokens(i).isWord("WINDOW") && i + 1 < to && isName(tokens(i + 1))) i += 1
+    if (i >= to) syntax(overIdx, "a window after OVER")
+    val t = tokens(i)
+    val next = if (t.isSymbol("(")) {
+      val c = close(i, to)
+      if (c >= to) syntax(i, "a closing parenthesis")
+      in.window = Some(parseWindowSpec(i + 1, c, in.displayName))
+      c + 1
+    } else if (isName(t) && !t.isWordIn(NotAnAlias)) {
+      in.windowName = Some(t)
+      i + 1
+    } else syntax(i, "a window specification in parentheses or a window name after OVER")
+    in.windowStart = Some(tokens(overIdx).start)
+    b.blanks += ((tokens(overIdx).start, tokens(next - 1).end))
+    next
+  }
+
+  private implicit class InputName(in: InputBuilder) {
+    def displayName: String = in.alias.getOrElse(in.source)
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // WINDOW clause and window specifications.
+
+  private final case class WindowDefinition(name: String, nameTok: Token, specFrom: Int, specTo: Int,
+      blankFrom: Int, blankTo: Int)
+
+  private def parseWindowDefinitions(windowIdx: Int, to: Int): Seq[WindowDefinition] = {
+    val defs = ArrayBuffer.empty[WindowDefinition]
+    var i = windowIdx + 1
+    var prevComma: Option[Token] = None
+    while (i + 3 <= to && isName(tokens(i)) && tokens(i + 1).isWord("AS") && tokens(i + 2).isSymbol("(")) {
+      val nameTok = tokens(i)
+      val c = close(i + 2, to)
+      if (defs.exists(_.name.equalsIgnoreCase(nameTok.identifier))) {
+        throw OverjoinErrors.parse("OVERJOIN_DUPLICATE_WINDOW_NAME", sql, nameTok.start, nameTok.end,
+          "name" -> nameTok.text)
+      }
+      val hasNextComma = c + 1 < to && tokens(c + 1).isSymbol(",")
+      // Blank a definition with one of its commas so that the rest stays a valid list.
+      val (bf, bt) = prevComma match {
+        case Some(comma) => (comma.start, tokens(c).end)
+        case None => (nameTok.start, if (hasNextComma) tokens(c + 1).end else tokens(c).end)
+      }
+      defs += WindowDefinition(nameTok.identifier, nameTok, i + 3, c, bf, bt)
+      if (hasNextComma) { prevComma = if (defs.size == 1) None else Some(tokens(c + 1)); i = c + 2 }
+      else i = to
+    }
+    defs.toSeq
+  }
+
+  /** Parses the inside of `OVER ( ... )` or `WINDOW w AS ( ... )`, tokens [from, to). */
+  private def parseWindowSpec(from: Int, to: Int, input: String): JoinWindow = {
+    var i = from
+    var partitionBy = Seq.empty[String]
+    var orderBy: Option[Seq[String]] = None
+    val partitionTok = if (i < to && tokens(i).isWord("PARTITION")) Some(tokens(i)) else None
+    if (partitionTok.isDefined) {
+      if (!(i + 1 < to && tokens(i + 1).isWord("BY"))) syntax(i + 1, "BY after PARTITION")
+      val stop = findAtDepth0(i + 2, to)(k => tokens(k).isWordIn(Set("ORDER", "RANGE", "ROWS")))
+      partitionBy = splitAtCommas(i + 2, stop).map { case (s, e) => sql.substring(tokens(s).start, tokens(e - 1).end) }
+      if (partitionBy.isEmpty) syntax(i + 2, "an expression after PARTITION BY")
+      i = stop
+    }
+    if (i < to && tokens(i).isWord("ORDER")) {
+      if (!(i + 1 < to && tokens(i + 1).isWord("BY"))) syntax(i + 1, "BY after ORDER")
+      val stop = findAtDepth0(i + 2, to)(k => tokens(k).isWordIn(Set("RANGE", "ROWS")))
+      var j = i + 2
+      val parts = ArrayBuffer.empty[String]
+      if (j < stop && isName(tokens(j))) {
+        parts += tokens(j).identifier; j += 1
+        while (j + 1 < stop && tokens(j).isSymbol(".") && isName(tokens(j + 1))) { parts += tokens(j + 1).identifier; j += 2 }
+        if (j < stop && tokens(j).isWordIn(Set("ASC"))) j += 1
+      }
+      if (parts.isEmpty || j != stop) {
+        val at = if (i + 2 < to) i + 2 else i + 1
+        throw OverjoinErrors.parse("OVERJOIN_WINDOW_ORDER_BY", sql, tokens(at).start,
+          tokens(math.max(at, stop - 1)).end, "input" -> input,
+          "expression" -> (if (i + 2 < stop) sql.substring(tokens(i + 2).start, tokens(stop - 1).end) else "nothing"))
+      }
+      orderBy = Some(parts.toSeq)
+      i = stop
+    }
+    if (i >= to) {
+      partitionTok.foreach { p =>
+        throw OverjoinErrors.parse("OVERJOIN_WINDOW_PARTITION_BY", sql, p.start, p.end, "input" -> input,
+          "detail" -> "it is not followed by a RANGE or ROWS frame")
+      }
+      syntax(math.min(i, n - 1), "RANGE or ROWS in the join window", atEnd = i >= n || i == to)
+    }
+    val frame = tokens(i) match {
+      case t if t.isWord("RANGE") => parseRange(i + 1, to, input)
+      case t if t.isWord("ROWS") => parseRows(i + 1, to, input)
+      case _ => syntax(i, "RANGE or ROWS in the join window")
+    }
+    JoinWindow(frame._1, partitionBy, orderBy, explicit = true) match {
+      case w if frame._2 != to => syntax(frame._2, "the end of the window specification")
+      case w => w
+    }
+  }
+
+  private def splitAtCommas(from: Int, to: Int): Seq[(Int, Int)] = {
+    val out = ArrayBuffer.empty[(Int, Int)]
+    var s = from
+    var i = from
+    while (i < to) {
+      if (tokens(i).isSymbol(",")) { if (i > s) out += ((s, i)); s = i + 1; i += 1 }
+      else if (tokens(i).isSymbol("(")) i = close(i, to) + 1
+      else i += 1
+    }
+    if (to > s) out += ((s, to))
+    out.toSeq
+  }
+
+  /** A bound: `CURRENT ROW`, `x PRECEDING`; Left(micros or rows), with the index after it. */
+  private sealed trait Bound
+  private case object Current extends Bound
+  private final case class Preceding(amount: Long, at: Int) extends Bound
+
+  private def parseRange(from: Int, to: Int, input: String): (io.overjoin.catalyst.JoinFrame, Int) = {
+    if (from < to && tokens(from).isWord("BETWEEN")) {
+      val (a, i1) = rangeBound(from + 1, to, input)
+      if (!(i1 < to && tokens(i1).isWord("AND"))) syntax(i1, "AND in RANGE BETWEEN ... AND ...", atEnd = i1 >= to)
+      val (b, i2) = rangeBound(i1 + 1, to, input)
+      val am = a match { case Current => 0L; case Preceding(m, _) => m }
+      val bm = b match { case Current => 0L; case Preceding(m, _) => m }
+      if (am < bm) {
+        throw OverjoinErrors.parse("OVERJOIN_WINDOW_BOUNDS_ORDER", sql, tokens(from).start, tokens(from).end,
+          "input" -> input, "start" -> JoinWindow.intervalSql(am), "end" -> JoinWindow.intervalSql(bm))
+      }
+      (RangeFrame(am, bm), i2)
+    } else {
+      val (a, i1) = rangeBound(from, to, input)
+      (RangeFrame(a match { case Current => 0L; case Preceding(m, _) => m }, 0L), i1)
+    }
+  }
+
+  private def rangeBound(i: Int, to: Int, input: String): (Bound, Int) = {
+    if (i >= to) syntax(i, "INTERVAL ... PRECEDING or CURRENT ROW", atEnd = true)
+    val t = tokens(i)
+    if (t.isWord("CURRENT")) {
+      if (!(i + 1 < to && tokens(i + 1).isWord("ROW"))) syntax(i + 1, "ROW after CURRENT", atEnd = i + 1 >= to)
+      (Current, i + 2)
+    } else if (t.isWord("UNBOUNDED")) {
+      throw OverjoinErrors.parse("OVERJOIN_WINDOW_UNBOUNDED", sql, t.start, t.end, "input" -> input)
+    } else {
+      val (micros, next) = parseDuration(i, to, input)
+      directionOf(next, to, input)
+      (Preceding(micros, i), next + 1)
+    }
+  }
+
+  private def directionOf(i: Int, to: Int, input: String): Unit = {
+    if (i < to && tokens(i).isWord("FOLLOWING")) {
+      throw OverjoinErrors.parse("OVERJOIN_WINDOW_FOLLOWING", sql, tokens(i).start, tokens(i).end, "input" -> input)
+    }
+    if (!(i < to && tokens(i).isWord("PRECEDING"))) syntax(i, "PRECEDING", atEnd = i >= to)
+  }
+
+  private def parseRows(from: Int, to: Int, input: String): (io.overjoin.catalyst.JoinFrame, Int) = {
+    def bound(i: Int): (Bound, Int) = {
+      if (i >= to) syntax(i, "a row count PRECEDING or CURRENT ROW", atEnd = true)
+      val t = tokens(i)
+      if (t.isWord("CURRENT")) {
+        if (!(i + 1 < to && tokens(i + 1).isWord("ROW"))) syntax(i + 1, "ROW after CURRENT", atEnd = i + 1 >= to)
+        (Current, i + 2)
+      } else if (t.isWord("UNBOUNDED")) {
+        throw OverjoinErrors.parse("OVERJOIN_WINDOW_UNBOUNDED", sql, t.start, t.end, "input" -> input)
+      } else if (t.isSymbol("-") && i + 1 < to && tokens(i + 1).kind == TokenKind.Number) {
+        throw OverjoinErrors.parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", sql, t.start, tokens(i + 1).end,
+          "input" -> input, "size" -> ("-" + tokens(i + 1).text))
+      } else if (t.kind == TokenKind.Number && t.text.forall(_.isDigit)) {
+        directionOf(i + 1, to, input)
+        (Preceding(t.text.toLong, i), i + 2)
+      } else syntax(i, "a row count PRECEDING or CURRENT ROW")
+    }
+    val rowsOf: Bound => Long = { case Current => 0L; case Preceding(k, _) => k }
+    if (from < to && tokens(from).isWord("BETWEEN")) {
+      val (a, i1) = bound(from + 1)
+      if (!(i1 < to && tokens(i1).isWord("AND"))) syntax(i1, "AND in ROWS BETWEEN ... AND ...", atEnd = i1 >= to)
+      val (b, i2) = bound(i1 + 1)
+      if (rowsOf(a) < rowsOf(b)) {
+        throw OverjoinErrors.parse("OVERJOIN_WINDOW_BOUNDS_ORDER", sql, tokens(from).start, tokens(from).end,
+          "input" -> input, "start" -> s"${rowsOf(a)} rows", "end" -> s"${rowsOf(b)} rows")
+      }
+      if (rowsOf(b) != 0) {
+        throw OverjoinErrors.parse("OVERJOIN_UNSUPPORTED_SYNTAX", sql, tokens(i1 + 1).start, tokens(i2 - 1).end,
+          "feature" -> "A ROWS window that ends before the current row",
+          "alternative" -> "end the window at CURRENT ROW.")
+      }
+      (io.overjoin.catalyst.RowsFrame(rowsOf(a)), i2)
+    } else {
+      val (a, i1) = bound(from)
+      (io.overjoin.catalyst.RowsFrame(rowsOf(a)), i1)
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Durations and intervals.
+
+  /** A Lenses duration (`5s`, `500ms`) or an INTERVAL literal; returns microseconds and the next index. */
+  private def parseDuration(i: Int, to: Int, input: String): (Long, Int) = {
+    if (i >= to) syntax(i, "a duration such as 5s or INTERVAL '5' SECOND", atEnd = true)
+    val t = tokens(i)
+    if (t.isWord("INTERVAL")) parseInterval(i, to, input, allowNegative = false)
+    else if (t.kind == TokenKind.Number) (lensesDuration(t), i + 1)
+    else if (t.isSymbol("-") && i + 1 < to && tokens(i + 1).kind == TokenKind.Number) {
+      throw OverjoinErrors.parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", sql, t.start, tokens(i + 1).end,
+        "input" -> input, "size" -> ("-" + tokens(i + 1).text))
+    } else if (t.kind == TokenKind.Str && i + 1 < to && tokens(i + 1).isWordIn(AllUnits)) {
+      syntax(i, "INTERVAL before the interval value")
+    } else syntax(i, "a duration such as 5s or INTERVAL '5' SECOND")
+  }
+
+  private def lensesDuration(t: Token): Long = {
+    t.text.toLowerCase match {
+      case LensesDuration(num, unit) =>
+        val factor = unit match {
+          case "ms" => 1000L; case "s" => 1000000L; case "m" => 60000000L
+          case "h" => 3600000000L; case "d" => 86400000000L
+        }
+        (BigDecimal(num) * factor).toLongExact
+      case _ =>
+        throw OverjoinErrors.parse("OVERJOIN_BAD_DURATION", sql, t.start, t.end, "literal" -> t.text)
+    }
+  }
+
+  /**
+   * `INTERVAL [-] 'v' unit [(p)] [TO unit [(p)]]`, `INTERVAL 'n unit ...'`, `INTERVAL n unit [n unit ...]`.
+   * Returns microseconds and the index after the literal.
+   */
+  private def parseInterval(at: Int, to: Int, input: String, allowNegative: Boolean): (Long, Int) = {
+    val intervalTok = tokens(at)
+    var i = at + 1
+    var negative = false
+    if (i < to && tokens(i).isSymbol("-")) { negative = true; i += 1 }
+    if (i >= to) syntax(i, "an interval value", atEnd = true)
+    val v = tokens(i)
+    def negativeError(): Nothing = throw OverjoinErrors.parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", sql,
+      intervalTok.start, tokens(math.min(i, to - 1)).end, "input" -> input,
+      "size" -> sql.substring(intervalTok.start, v.end))
+    if (v.kind == TokenKind.Str) {
+      val body = unquote(v.text).trim
+      if (i + 1 < to && tokens(i + 1).isWordIn(AllUnits)) {
+        val (unit1, j1) = unitAt(i + 1, to, input)
+        var j = j1
+        var unit2: Option[String] = None
+        if (j < to && tokens(j).isWord("TO")) {
+          val (u2, j2) = unitAt(j + 1, to, input)
+          unit2 = Some(u2); j = j2
+        }
+        val value = IntervalValues.qualified(body, unit1, unit2).getOrElse(
+          throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_INTERVAL", sql, v.start, v.end, "literal" -> v.text,
+            "input" -> input, "unit" -> (unit1 + unit2.map(" TO " + _).getOrElse("")),
+            "detail" -> IntervalValues.expectedForm(unit1, unit2)))
+        if ((negative || value < 0) && !allowNegative) negativeError()
+        (if (negative) -value else value, j)
+      } else {
+        val value = IntervalValues.multiUnit(body).getOrElse {
+          body.split("\\s+").find(w => MonthUnits.contains(w.toUpperCase)) match {
+            case Some(u) => throw OverjoinErrors.parse("OVERJOIN_WINDOW_VARIABLE_UNIT", sql, v.start, v.end,
+              "input" -> input, "unit" -> u.toUpperCase)
+            case None => throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_INTERVAL", sql, v.start, v.end,
+              "literal" -> v.text, "input" -> input, "unit" -> "interval",
+              "detail" -> "expected a value such as '5 seconds' or '1 hour 30 minutes'")
+          }
+        }
+        if ((negative || value < 0) && !allowNegative) negativeError()
+        (if (negative) -value else value, i + 1)
+      }
+    } else if (v.kind == TokenKind.Number) {
+      // Spark's unquoted form: INTERVAL 5 SECONDS [3 MILLISECONDS ...].
+      var j = i
+      var total = 0L
+      while (j + 1 < to && tokens(j).kind == TokenKind.Number && tokens(j + 1).isWordIn(AllUnits)) {
+        val (unit, next) = unitAt(j + 1, to, input)
+        val num = scala.util.Try(BigDecimal(tokens(j).text)).getOrElse(
+          throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_INTERVAL", sql, tokens(j).start, tokens(j).end,
+            "literal" -> tokens(j).text, "input" -> input, "unit" -> unit, "detail" -> "expected a number"))
+        total += (num * UnitMicros(unit)).toLong
+        j = next
+      }
+      if (j == i) syntax(i + 1, "a unit such as SECOND, MINUTE, HOUR or DAY", atEnd = i + 1 >= to)
+      if (negative && !allowNegative) negativeError()
+      (if (negative) -total else total, j)
+    } else syntax(i, "an interval value in quotes, such as INTERVAL '5' SECOND")
+  }
+
+  /** A unit word with its optional precision; MONTH and YEAR are rejected here. */
+  private def unitAt(i: Int, to: Int, input: String): (String, Int) = {
+    val t = tokens(i)
+    val unit = t.upper.stripSuffix("S") match { case "" => "S"; case u => u }
+    if (MonthUnits.contains(t.upper)) {
+      throw OverjoinErrors.parse("OVERJOIN_WINDOW_VARIABLE_UNIT", sql, t.start, t.end, "input" -> input, "unit" -> t.upper)
+    }
+    if (!UnitMicros.contains(unit)) syntax(i, "SECOND, MINUTE, HOUR or DAY")
+    var j = i + 1
+    if (j + 2 < to + 1 && j < to && tokens(j).isSymbol("(")) {
+      val p = tokens(j + 1)
+      if (!(p.kind == TokenKind.Number && p.text.forall(_.isDigit) && j + 2 < to && tokens(j + 2).isSymbol(")"))) {
+        syntax(j + 1, "a precision such as (3)")
+      }
+      if (p.text.toInt > 9) {
+        throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_PRECISION", sql, p.start, p.end, "precision" -> p.text,
+          "unit" -> unit, "input" -> input)
+      }
+      j += 3
+    }
+    (unit, j)
+  }
+
+  private def unquote(s: String): String = {
+    val q = s.indexWhere(c => c == '\'' || c == '"')
+    s.substring(q + 1, s.length - 1)
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // ROWTIME references.
+
+  private def rowtimeRefs(from: Int, to: Int, inputNames: Set[String], listStart: Int, fromIdx: Int): Seq[RowtimeRef] = {
+    val out = ArrayBuffer.empty[RowtimeRef]
+    var i = from
+    while (i < to) {
+      val t = tokens(i)
+      if (t.isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Set("SELECT", "WITH", "VALUES", "FROM", "TABLE"))) {
+        i = close(i, to) + 1
+      } else {
+        if (isName(t) && t.identifier.equalsIgnoreCase("ROWTIME") && t.kind != TokenKind.DoubleQuoted &&
+          !(i > 0 && tokens(i - 1).isWord("AS")) &&
+          !(i + 1 < to && (tokens(i + 1).isSymbol(".") || tokens(i + 1).isSymbol("(")))) {
+          val qualified = i >= 2 && tokens(i - 1).isSymbol(".") && isName(tokens(i - 2)) &&
+            !(i >= 3 && tokens(i - 3).isSymbol("."))
+          val startIdx = if (qualified) i - 2 else i
+          val unqualifiedOk = !(i > 0 && tokens(i - 1).isSymbol("."))
+          val selectItem = startIdx > 0 && startIdx >= listStart && startIdx < fromIdx &&
+            (startIdx == listStart || tokens(startIdx - 1).isSymbol(",") ||
+              tokens(startIdx - 1).isWordIn(Set("DISTINCT", "ALL"))) &&
+            (i + 1 >= to || i + 1 == fromIdx || tokens(i + 1).isSymbol(","))
+          if (qualified && inputNames.contains(tokens(i - 2).identifier.toLowerCase)) {
+            out += RowtimeRef(tokens(startIdx).start, Some(tokens(i - 2).identifier), t.identifier, selectItem)
+          } else if (!qualified && unqualifiedOk) {
+            out += RowtimeRef(t.start, None, t.identifier, selectItem)
+          }
+        }
+        i += 1
+      }
+    }
+    out.toSeq
+  }
+
+  private def syntax(i: Int, expected: String, atEnd: Boolean = false): Nothing = {
+    if (i >= n || atEnd && i >= n) {
+      throw OverjoinErrors.parse("OVERJOIN_SYNTAX_ERROR", sql, sql.length, sql.length,
+        "token" -> "end of input", "detail" -> s"expected $expected")
+    }
+    val k = math.min(i, n - 1)
+    throw OverjoinErrors.parse("OVERJOIN_SYNTAX_ERROR", sql, tokens(k).start, tokens(k).end,
+      "token" -> s"'${tokens(k).text}'", "detail" -> s"expected $expected")
+  }
+}
+
+object StreamSqlScanner {
+
+  /** Scan `sql`; an unterminated literal or comment means the text is not ours to judge. */
+  def scan(sql: String): ScanResult = Lexer.tokenize(sql) match {
+    case Right(tokens) => new StreamSqlScanner(sql, tokens).scan()
+    case Left(_) => ScanResult(Nil, Nil)
+  }
+
+  private val SetOperators = Set("UNION", "INTERSECT", "EXCEPT", "MINUS")
+  private val ClauseWords = Set("WHERE", "GROUP", "HAVING", "QUALIFY", "ORDER", "SORT", "CLUSTER",
+    "DISTRIBUTE", "LIMIT", "OFFSET", "LATERAL", "WINDOW")
+  private val AfterWindowClause = Set("ORDER", "SORT", "CLUSTER", "DISTRIBUTE", "LIMIT", "OFFSET", "QUALIFY")
+  private val JoinWords = Set("JOIN", "INNER", "CROSS", "LEFT", "RIGHT", "FULL", "OUTER", "SEMI", "ANTI",
+    "NATURAL", "ASOF")
+  /** Words that end a relation rather than alias it. */
+  private val NotAnAlias: Set[String] = JoinWords ++ ClauseWords ++ SetOperators ++ Set("ON", "USING",
+    "OVER", "WITHIN", "AS", "FOR", "WATERMARK", "TABLESAMPLE", "PIVOT", "UNPIVOT", "SELECT", "FROM",
+    "WITH", "VALUES", "STREAM", "JOIN")
+  private val MonthUnits = Set("MONTH", "MONTHS", "YEAR", "YEARS", "QUARTER", "QUARTERS")
+  private val UnitMicros: Map[String, Long] = Map("MICROSECOND" -> 1L, "MILLISECOND" -> 1000L,
+    "SECOND" -> 1000000L, "MINUTE" -> 60000000L, "HOUR" -> 3600000000L, "DAY" -> 86400000000L,
+    "WEEK" -> 604800000000L)
+  private val AllUnits: Set[String] = UnitMicros.keySet.flatMap(u => Set(u, u + "S")) ++ MonthUnits
+  private val LensesDuration = "^(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)$".r
+}
