@@ -43,18 +43,21 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
         case None => parse(sqlText)
       }
     }
-    val (text, finalScan) = parameters match {
+    // Parameters are substituted into the blanked text (Spark's substitution parser must not see
+    // overjoin's syntax); plan positions are then mapped back through Spark's position mapper.
+    val blanked = scan.blank(sqlText)
+    val (text, toOriginal) = parameters match {
       case Some(ctx) if hasParameterMarkers(sqlText) =>
-        val substituted = ParameterHandler.substituteParameters(sqlText, ctx)._1
-        (substituted, StreamSqlScanner.scan(substituted))
-      case _ => (sqlText, scan)
+        val (substituted, mapper) = ParameterHandler.substituteParameters(blanked, ctx)
+        (substituted, (i: Int) => mapper.mapToOriginal(i))
+      case _ => (blanked, (i: Int) => i)
     }
-    val plan = try parse(finalScan.blank(text)) catch {
+    val plan = try parse(text) catch {
       // Blanking keeps every position, so Spark's error points at the right place: show it
       // under the text the user wrote.
-      case e: ParseException => throw e.withCommand(text)
+      case e: ParseException if text eq blanked => throw e.withCommand(sqlText)
     }
-    StreamPlanBuilder.attach(finalScan, plan)
+    StreamPlanBuilder.attach(scan, plan, toOriginal)
   }
 
   private def hasParameterMarkers(sql: String): Boolean =

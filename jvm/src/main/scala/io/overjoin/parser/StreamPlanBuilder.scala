@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan}
 import org.apache.spark.sql.catalyst.trees.TreeNode
 
 import io.overjoin.catalyst.{RowtimeReference, StreamJoinRoot, WindowedInput}
+import io.overjoin.errors.OverjoinErrors
 
 /**
  * Puts overjoin's nodes into the plan Spark's parser made of the blanked text. Because blanking
@@ -22,50 +23,85 @@ import io.overjoin.catalyst.{RowtimeReference, StreamJoinRoot, WindowedInput}
  */
 object StreamPlanBuilder {
 
-  def attach(scan: ScanResult, plan: LogicalPlan): LogicalPlan = {
+  def attach(scan: ScanResult, plan: LogicalPlan, toOriginal: Int => Int = identity): LogicalPlan = {
+    def startOf(t: TreeNode[_]): Option[Int] = t.origin.startIndex.map(toOriginal)
     val inputsAt: Map[Int, (StreamBlock, StreamInput)] =
       scan.blocks.flatMap(b => b.inputs.map(i => i.start -> (b, i))).toMap
     val refsAt: Map[Int, (StreamBlock, RowtimeRef)] =
       scan.blocks.flatMap(b => b.rowtimeRefs.map(r => r.start -> (b, r))).toMap
     val blocks = scan.blocks.map(b => b.id -> b).toMap
 
+    // Plans held outside `children` (EXPLAIN's query, for one) are visited too.
+    val nodes = mutable.ArrayBuffer.empty[LogicalPlan]
+    def visit(p: LogicalPlan): Unit = {
+      nodes += p
+      p.children.foreach(visit)
+      nestedPlans(p).foreach(visit)
+    }
+    visit(plan)
+
     // The top-most node at each input offset, found before anything changes (pre-order).
     val targets = mutable.Map.empty[Int, LogicalPlan]
-    plan.foreach { p =>
+    nodes.foreach { p =>
       startOf(p).foreach { s => if (inputsAt.contains(s) && !targets.contains(s) && !p.isInstanceOf[Join]) targets(s) = p }
     }
+    val missing = inputsAt.keySet -- targets.keySet
+    if (missing.nonEmpty) {
+      val (b, in) = inputsAt(missing.min)
+      throw OverjoinErrors.analysis("OVERJOIN_INTERNAL_ERROR",
+        "detail" -> s"no plan node for input ${in.name} of query block ${b.id} (offset ${in.start})")
+    }
     val wrapped = mutable.Set.empty[Int]
-    val withInputs = plan.transformDown {
-      case p if startOf(p).exists(s => targets.get(s).exists(_ eq p) && !wrapped.contains(s)) =>
-        val s = startOf(p).get
-        wrapped += s
-        val (b, in) = inputsAt(s)
-        WindowedInput(b.id, in, p)
-    }
+    val replaced = mutable.Set.empty[Int]
 
-    val withRoots = withInputs.transformDown {
-      case p if !p.isInstanceOf[Join] && !p.isInstanceOf[StreamJoinRoot] &&
-        p.children.exists(c => fromTreeBlock(c).isDefined) =>
-        p.withNewChildren(p.children.map { c =>
-          fromTreeBlock(c).map(id => StreamJoinRoot(blocks(id), prepared = false, c)).getOrElse(c)
-        })
+    def rewrite(p: LogicalPlan): LogicalPlan = {
+      val withInputs = p.transformDown {
+        case n if startOf(n).exists(s => targets.get(s).exists(_ eq n) && !wrapped.contains(s)) =>
+          val s = startOf(n).get
+          wrapped += s
+          val (b, in) = inputsAt(s)
+          WindowedInput(b.id, in, n)
+      }
+      val withRoots = withInputs.transformDown {
+        case n if !n.isInstanceOf[Join] && !n.isInstanceOf[StreamJoinRoot] &&
+          n.children.exists(c => fromTreeBlock(c).isDefined) =>
+          n.withNewChildren(n.children.map { c =>
+            fromTreeBlock(c).map(id => StreamJoinRoot(blocks(id), prepared = false, c)).getOrElse(c)
+          })
+      }
+      val withRefs = if (refsAt.isEmpty) withRoots else withRoots.transformAllExpressionsWithPruning(_ => true) {
+        case a: UnresolvedAttribute if startOf(a).exists(refsAt.contains) && isRowtimeName(a, refsAt(startOf(a).get)._2) =>
+          val (b, ref) = refsAt(startOf(a).get)
+          replaced += ref.start
+          val placeholder = RowtimeReference(b.id, ref.qualifier, ref.spelling)
+          if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
+      }
+      withRefs.transformDown {
+        case n if nestedPlans(n).nonEmpty =>
+          val args = n.productIterator.map {
+            case lp: LogicalPlan if !n.children.exists(_ eq lp) => rewrite(lp)
+            case other => other.asInstanceOf[AnyRef]
+          }.toArray
+          n.makeCopy(args)
+      }
     }
-
-    if (refsAt.isEmpty) withRoots
-    else withRoots.transformAllExpressionsWithPruning(_ => true) {
-      case a: UnresolvedAttribute if startOf(a).exists(refsAt.contains) && isRowtimeName(a, refsAt(startOf(a).get)._2) =>
-        val (b, ref) = refsAt(startOf(a).get)
-        val placeholder = RowtimeReference(b.id, ref.qualifier, ref.spelling)
-        if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
+    val result = rewrite(plan)
+    val lost = refsAt.keySet -- replaced
+    if (lost.nonEmpty) {
+      throw OverjoinErrors.analysis("OVERJOIN_INTERNAL_ERROR",
+        "detail" -> s"no expression for the ROWTIME reference at offset ${lost.min}")
     }
+    result
   }
+
+  /** Plans a node holds as a field but not as a child (EXPLAIN's query, a cached query, ...). */
+  private def nestedPlans(p: LogicalPlan): Seq[LogicalPlan] =
+    p.productIterator.collect { case lp: LogicalPlan if !p.children.exists(_ eq lp) => lp }.toSeq
 
   private def isRowtimeName(a: UnresolvedAttribute, ref: RowtimeRef): Boolean = {
     val parts = a.nameParts
     parts.last.equalsIgnoreCase("ROWTIME") && parts.size == (if (ref.qualifier.isDefined) 2 else 1)
   }
-
-  private def startOf(t: TreeNode[_]): Option[Int] = t.origin.startIndex
 
   /** The block whose FROM tree `p` is: one of its inputs, or joins of only its inputs. */
   private def fromTreeBlock(p: LogicalPlan): Option[Int] = p match {

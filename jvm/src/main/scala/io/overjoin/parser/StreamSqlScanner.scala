@@ -289,11 +289,12 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     var i = start
     if (i >= to) return -1
     var streamKw = false
+    // `STREAM t` is Spark's own syntax (a streaming read of table t): it stays in the text, and the
+    // plan node for it starts at the word STREAM.
+    val inputStart = i
     if (tokens(i).isWord("STREAM") && i + 1 < to && (isName(tokens(i + 1)) || tokens(i + 1).isSymbol("(")) &&
       !tokens(i + 1).isWordIn(NotAnAlias)) {
       streamKw = true
-      b.dialect = true
-      b.blanks += ((tokens(i).start, tokens(i).end))
       i += 1
     }
     val relStart = i
@@ -315,7 +316,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       }
     } else return -1
     val relEnd = tokens(math.min(i, to) - 1).end
-    val in = new InputBuilder(tokens(relStart).start, relEnd, sql.substring(tokens(relStart).start, relEnd))
+    val in = new InputBuilder(tokens(inputStart).start, relEnd, sql.substring(tokens(relStart).start, relEnd))
     in.streamKeyword = streamKw
     b.inputs += in
 
@@ -618,6 +619,9 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
             "detail" -> IntervalValues.expectedForm(unit1, unit2)))
         if ((negative || value < 0) && !allowNegative) negativeError()
         (if (negative) -value else value, j)
+      } else if (i + 1 < to && tokens(i + 1).kind == TokenKind.Word &&
+        !tokens(i + 1).isWordIn(Set("PRECEDING", "FOLLOWING", "AND", "ON", "AS", "JOIN", "WHERE"))) {
+        syntax(i + 1, "SECOND, MINUTE, HOUR or DAY")
       } else {
         val value = IntervalValues.multiUnit(body).getOrElse {
           body.split("\\s+").find(w => MonthUnits.contains(w.toUpperCase)) match {

@@ -1,0 +1,101 @@
+"""Rowtime resolution (SEMANTICS.md section 1) and the output ROWTIME column (section 4)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from pyspark.errors import AnalysisException
+
+from tests.spark.streams import make_stream, run_stream
+
+T0 = dt.datetime(2024, 2, 1, 12, 0, 0)
+
+
+def at(seconds: int) -> dt.datetime:
+    return T0 + dt.timedelta(seconds=seconds)
+
+
+def view(spark, name, schema, rows):
+    spark.createDataFrame(rows, schema).createOrReplaceTempView(name)
+
+
+def test_column_named_rowtime_in_any_case(spark):
+    view(spark, "rt_a", "RowTime timestamp, k int", [(at(0), 1), (at(10), 2)])
+    view(spark, "rt_b", "ROWTIME timestamp, k int", [(at(5), 1), (at(10), 2)])
+    rows = spark.sql("SELECT STREAM ROWTIME, a.k FROM rt_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+                     "JOIN rt_b AS b ON a.k = b.k").collect()
+    assert sorted((r.ROWTIME, r.k) for r in rows) == [(at(5), 1), (at(10), 2)]
+
+
+def test_order_by_column_wins_over_a_rowtime_column(spark):
+    view(spark, "ob_a", "rowtime timestamp, ts timestamp, k int", [(at(100), at(0), 1)])
+    view(spark, "ob_b", "rowtime timestamp, ts timestamp, k int", [(at(0), at(3), 1)])
+    sql = ("SELECT STREAM ROWTIME, a.ROWTIME AS art, b.ROWTIME AS brt FROM ob_a OVER (ORDER BY ts RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+           "JOIN ob_b OVER (ORDER BY ts RANGE CURRENT ROW) AS b ON a.k = b.k")
+    rows = spark.sql(sql).collect()
+    # Matched on ts (0 and 3, within 5 s), not on the rowtime columns (100 and 0). a.ROWTIME is a's
+    # rowtime, i.e. its ts column.
+    assert [(r.ROWTIME, r.art, r.brt) for r in rows] == [(at(3), at(0), at(3))]
+
+
+def test_no_rowtime_names_the_input_and_how_to_declare_one(spark):
+    view(spark, "nr_a", "created timestamp, k int", [(at(0), 1)])
+    view(spark, "nr_b", "rowtime timestamp, k int", [(at(0), 1)])
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("SELECT STREAM * FROM nr_a AS orders JOIN nr_b AS s ON orders.k = s.k")
+    msg = str(e.value)
+    assert "OJ203" in msg and "orders" in msg and "nr_a" in msg
+    assert "ORDER BY" in msg and "WATERMARK" in msg
+    assert e.value.getCondition() == "OVERJOIN_NO_ROWTIME"
+
+
+def test_rowtime_must_be_a_timestamp(spark):
+    view(spark, "nt_a", "rowtime string, k int", [("x", 1)])
+    view(spark, "nt_b", "rowtime timestamp, k int", [(at(0), 1)])
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("SELECT STREAM * FROM nt_a AS a JOIN nt_b AS b ON a.k = b.k")
+    assert "OJ204" in str(e.value) and "STRING" in str(e.value) and "rowtime" in str(e.value)
+
+
+def test_timestamp_ntz_rowtimes(spark):
+    view(spark, "ntz_a", "rowtime timestamp_ntz, k int", [(at(0), 1)])
+    view(spark, "ntz_b", "rowtime timestamp_ntz, k int", [(at(2), 1)])
+    df = spark.sql("SELECT STREAM ROWTIME, a.k FROM ntz_a OVER (RANGE INTERVAL '2' SECOND PRECEDING) AS a JOIN ntz_b AS b ON a.k = b.k")
+    assert dict(df.dtypes)["ROWTIME"] == "timestamp_ntz"
+    assert [(r.ROWTIME, r.k) for r in df.collect()] == [(at(2), 1)]
+
+
+def test_select_star_puts_rowtime_first(spark):
+    view(spark, "st_a", "rowtime timestamp, k int", [(at(0), 1)])
+    view(spark, "st_b", "rowtime timestamp, k int, v string", [(at(0), 1, "x")])
+    df = spark.sql("SELECT STREAM * FROM st_a AS a JOIN st_b AS b ON a.k = b.k")
+    assert df.columns == ["ROWTIME", "rowtime", "k", "rowtime", "k", "v"]
+
+
+def test_unqualified_rowtime_in_where_is_the_output_rowtime(spark):
+    view(spark, "wh_a", "rowtime timestamp, k int", [(at(0), 1), (at(20), 1)])
+    view(spark, "wh_b", "rowtime timestamp, k int", [(at(5), 1), (at(25), 1)])
+    rows = spark.sql("SELECT STREAM ROWTIME, a.ROWTIME AS a_t FROM wh_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
+                     "JOIN wh_b AS b ON a.k = b.k WHERE ROWTIME > TIMESTAMP '2024-02-01 12:00:10'").collect()
+    assert [(r.ROWTIME, r.a_t) for r in rows] == [(at(25), at(20))]
+
+
+@pytest.mark.streaming
+def test_watermark_column_is_the_rowtime_of_a_stream(spark):
+    schema = "ts timestamp, k int"
+    inputs = {"wm_a": make_stream(spark, "wm_a", schema, watermark="ts, 0 seconds"),
+              "wm_b": make_stream(spark, "wm_b", schema, watermark="ts, 0 seconds")}
+    sql = ("SELECT STREAM ROWTIME, a.ROWTIME AS a_t, b.ts AS b_t FROM wm_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
+           "JOIN wm_b AS b ON a.k = b.k")
+    batches = [
+        {"wm_a": [{"ts": at(0), "k": 1}, {"ts": at(4), "k": 2}]},
+        {"wm_b": [{"ts": at(4), "k": 1}]},
+        # Equal to the latest rowtime seen: not late (Spark alone would drop it).
+        {"wm_b": [{"ts": at(4), "k": 2}]},
+        {"wm_a": [{"ts": at(30), "k": 1}], "wm_b": [{"ts": at(30), "k": 9}]},
+    ]
+    run = run_stream(spark, sql, batches, inputs)
+    assert [[(r.ROWTIME, r.a_t, r.b_t) for r in b] for b in run.batches] == [
+        [], [(at(4), at(0), at(4))], [(at(4), at(4), at(4))], [],
+    ]

@@ -1,0 +1,59 @@
+"""overjoin.configure / overjoin.session / overjoin.jar_path, and the extension's parser chain."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+
+import pytest
+from pyspark.sql import SparkSession
+
+import overjoin
+
+
+def test_jar_is_inside_the_installed_package():
+    jar = overjoin.jar_path()
+    assert os.path.isfile(jar)
+    assert os.path.dirname(os.path.dirname(jar)) == os.path.dirname(overjoin.__file__)
+    with zipfile.ZipFile(jar) as z:
+        names = set(z.namelist())
+    assert "io/overjoin/OverjoinExtensions.class" in names
+    assert "overjoin-error-conditions.json" in names
+
+
+def test_configure_rejects_what_is_not_a_builder():
+    with pytest.raises(TypeError, match="SparkSession.Builder"):
+        overjoin.configure("local[2]")
+    with pytest.raises(TypeError):
+        overjoin.configure(None)
+
+
+def test_configure_appends_to_existing_extensions_and_jars():
+    builder = SparkSession.Builder()
+    builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+    builder.config("spark.jars", "/opt/other.jar")
+    assert overjoin.configure(builder) is builder
+    opts = builder._options
+    assert opts["spark.sql.extensions"] == "io.delta.sql.DeltaSparkSessionExtension,io.overjoin.OverjoinExtensions"
+    assert opts["spark.jars"] == "/opt/other.jar," + overjoin.jar_path()
+    # Configuring twice does not add it twice.
+    overjoin.configure(builder)
+    assert builder._options["spark.sql.extensions"].count("io.overjoin.OverjoinExtensions") == 1
+
+
+def test_configure_on_an_empty_builder():
+    builder = overjoin.configure(SparkSession.Builder())
+    assert builder._options["spark.sql.extensions"] == overjoin.EXTENSION_CLASS
+    assert builder._options["spark.jars"] == overjoin.jar_path()
+
+
+def test_extension_is_active_in_the_test_session(spark):
+    assert overjoin.is_active(spark)
+    parser = spark._jsparkSession.sessionState().sqlParser()
+    assert parser.getClass().getName() == "io.overjoin.parser.OverjoinSqlParser"
+    # It wraps Spark's parser rather than replacing it.
+    assert parser.delegate().getClass().getName() == "org.apache.spark.sql.execution.SparkSqlParser"
+
+
+def test_session_returns_the_running_overjoin_session(spark):
+    assert overjoin.session() is spark or overjoin.session()._jsparkSession.equals(spark._jsparkSession)
