@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from overjoin._jar import EXTENSION_CLASS, jar_path
 from overjoin.session import configure, is_active, session
+from overjoin.streaming import late_rows
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,7 @@ __all__ = [
     "configure",
     "is_active",
     "jar_path",
+    "late_rows",
     "session",
     "validate",
 ]

@@ -7,10 +7,13 @@ import org.apache.spark.sql.catalyst.plans.{Cross, Inner, InnerLike, JoinType, L
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{CalendarIntervalType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{CalendarIntervalType, MetadataBuilder, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
 
+import org.apache.spark.sql.SparkSession
+
 import io.overjoin.config.OverjoinConf
+import io.overjoin.execution.LateRows
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.parser.StreamBlock
 
@@ -145,6 +148,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     }
 
     val watermarked: LogicalPlan = if (child.isStreaming) {
+      SparkSession.getActiveSession.foreach(LateRows.ensureInstalled)
       val declared = child.output.filter(_.metadata.contains(delayKey))
       if (declared.exists(_.exprId == rowtime.exprId)) {
         // Spark drops a row whose event time is <= the watermark; overjoin's contract only drops rows
@@ -170,15 +174,22 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
   // Step 2.
 
   /**
-   * The life interval of a (partial) join row: `start` and `end` are null exactly when the row
-   * has no stream part (null-padded). `present` is true when the row has a stream part.
+   * What step 2 knows about a (partial) join row of stream inputs. `start`/`end` are its life
+   * interval (SEMANTICS.md sections 3-4): the intersection of its rows' intervals, or the non-null
+   * side's for a null-padded row; Spark's `greatest`/`least` skip NULLs, which gives exactly that.
+   * `present` is true when the row has any stream row. `leaves` are its inputs, each with whether
+   * it can be NULL here (under the null-supplying side of an outer join). `eventTime` is the one
+   * column Spark treats as its event time, for a row made by a join: its start.
    */
-  private case class Life(start: Expression, end: Expression, present: Expression, leaves: Seq[RowtimeInput])
+  private case class Life(start: Expression, end: Expression, present: Expression,
+      leaves: Seq[(RowtimeInput, Boolean)], eventTime: Option[Attribute], widthMicros: Long)
 
   private def plus(t: Expression, micros: Long): Expression =
     if (micros == 0) t
     else TimestampAddInterval(t, Literal(new CalendarInterval(0, 0, micros), CalendarIntervalType),
       Some(SQLConf.get.sessionLocalTimeZone))
+
+  private def frame(r: RowtimeInput): RangeFrame = r.input.window.frame.asInstanceOf[RangeFrame]
 
   private def finish(root: StreamJoinRoot): LogicalPlan = {
     val (plan, _, rowtimeExpr) = build(root.child)
@@ -188,12 +199,20 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
         "combination" -> "a streaming query block without a stream input",
         "detail" -> "ROWTIME needs at least one stream", "alternative" -> "Join at least one stream.")),
       "ROWTIME")()
-    val project = Project(rowtime +: plan.output, plan)
+    val visible = plan.output.filterNot(a => InternalColumns.contains(a.name))
+    val project = Project(rowtime +: visible, plan)
+    // USING joins keep the merged-away key columns as hidden output (`sp.ticker` after
+    // `USING (ticker)`); keep them reachable through the new projection.
+    project.setTagValue(Project.hiddenOutputTag, plan.metadataOutput)
     // Built by hand: an Alias gives no typed attribute until Spark has resolved what it wraps.
     val rowtimeType = if (inputs.forall(_.rowtime.dataType == TimestampNTZType)) TimestampNTZType else TimestampType
     val attr = AttributeReference("ROWTIME", rowtimeType, nullable = true)(exprId = rowtime.exprId)
     StreamJoinOutput(root.block.id, attr, inputRowtimes(inputs), project)
   }
+
+  private val EventTimeColumn = "__overjoin_event_time"
+  private val CrossKeyColumn = "__overjoin_cross_key"
+  private val InternalColumns = Set(EventTimeColumn, CrossKeyColumn)
 
   /**
    * Rebuilds `plan` (a join tree of [[RowtimeInput]]s, maybe under Spark's USING projections)
@@ -202,42 +221,118 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
    */
   private def build(plan: LogicalPlan): (LogicalPlan, Option[Life], Option[Expression]) = plan match {
     case r: RowtimeInput if r.isStream =>
-      val f = r.input.window.frame.asInstanceOf[RangeFrame]
-      val life = Life(plus(r.rowtime, f.bMicros), plus(r.rowtime, f.aMicros), IsNotNull(r.rowtime), Seq(r))
+      val f = frame(r)
+      val life = Life(plus(r.rowtime, f.bMicros), plus(r.rowtime, f.aMicros), IsNotNull(r.rowtime),
+        Seq(r -> false), None, f.aMicros - f.bMicros)
       (r.child, Some(life), Some(life.start))
     case r: RowtimeInput =>
       (r.child, None, None)
     case p @ Project(_, child) =>
       val (c, life, rowtime) = build(child)
-      (p.copy(child = c), life, rowtime)
+      val rebuilt = p.copy(child = c)
+      rebuilt.copyTagsFrom(p) // USING's hidden key columns live in a tag
+      (rebuilt, life, rowtime)
     case Join(l, r, tpe, cond, hint) =>
-      val (lp, ll, lrt) = build(l)
-      val (rp, rl, rrt) = build(r)
-      (ll, rl) match {
-        case (Some(a), Some(b)) =>
-          val newCond = (cond.toSeq :+ intersects(a, b)).reduce(And)
+      val (lp0, ll0, lrt) = build(l)
+      val (rp0, rl0, rrt) = build(r)
+      (ll0, rl0) match {
+        case (Some(a0), Some(b0)) =>
+          // A side that is itself a join gets one event-time column (Spark allows only one per
+          // stream); the others stop being event-time columns.
+          val (lp1, a) = withEventTime(lp0, a0)
+          val (rp1, b) = withEventTime(rp0, b0)
+          val (lp, rp, keyCond) = crossKey(lp1, rp1, cond)
+          val time = intersects(a, b)
+          val newCond = (cond.toSeq ++ keyCond :+ time).reduce(And)
+          val (aNull, bNull) = tpe match {
+            case LeftOuter => (false, true)
+            case RightOuter => (true, false)
+            case FullOuter => (true, true)
+            case _ => (false, false)
+          }
           val life = Life(Greatest(Seq(a.start, b.start)), Least(Seq(a.end, b.end)), Or(a.present, b.present),
-            a.leaves ++ b.leaves)
+            a.leaves.map { case (x, n) => x -> (n || aNull) } ++ b.leaves.map { case (x, n) => x -> (n || bNull) },
+            None, math.min(a.widthMicros, b.widthMicros))
           // Matched: the first moment both rows are in their windows. Null-padded: the moment the
           // last possible match left the preserved row's window.
           val rowtime = CaseWhen(Seq(
             And(a.present, b.present) -> Greatest(Seq(a.start, b.start)),
             a.present -> a.end), Some(b.end))
-          (Join(lp, rp, tpe, Some(newCond), hint), Some(life), Some(rowtime))
+          // With the constant key a CROSS join is an inner join, which Spark can stream.
+          val joinType = if (keyCond.isDefined && tpe == Cross) Inner else tpe
+          (Join(lp, rp, joinType, Some(newCond), hint), Some(life), Some(rowtime))
         case (Some(a), None) =>
           checkStreamTable(tpe, streamOnLeft = true, a, r)
-          (Join(lp, rp, tpe, cond, hint), Some(a), lrt)
+          (Join(lp0, rp0, tpe, cond, hint), Some(a), lrt)
         case (None, Some(b)) =>
           checkStreamTable(tpe, streamOnLeft = false, b, l)
-          (Join(lp, rp, tpe, cond, hint), Some(b), rrt)
+          (Join(lp0, rp0, tpe, cond, hint), Some(b), rrt)
         case (None, None) =>
-          (Join(lp, rp, tpe, cond, hint), None, None)
+          (Join(lp0, rp0, tpe, cond, hint), None, None)
       }
     case other =>
       throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN",
         "combination" -> s"a ${other.nodeName} inside the FROM clause of a streaming join",
         "detail" -> "overjoin follows joins of relations and subqueries only",
         "alternative" -> "Move that part into a subquery or view and join the result.")
+  }
+
+  /**
+   * For a side made by a join of streams: strip the event-time mark from its inputs' rowtimes and
+   * add one event-time column, the start of its rows' life interval. Every start is `t + b` with
+   * `b >= 0`, so that column is never smaller than any input's rowtime: a bound Spark derives for
+   * one input's rowtime is safe to apply to it.
+   */
+  private def withEventTime(plan: LogicalPlan, life: Life): (LogicalPlan, Life) = {
+    if (life.leaves.size < 2 || !plan.isStreaming) return (plan, life)
+    val delayKey = EventTimeWatermark.delayKey
+    val leafIds = life.leaves.map(_._1.rowtime.exprId).toSet
+    val stripped = plan.output.map { a =>
+      if (leafIds.contains(a.exprId) && a.metadata.contains(delayKey)) {
+        Alias(a, a.name)(exprId = a.exprId, qualifier = a.qualifier,
+          explicitMetadata = Some(new MetadataBuilder().withMetadata(a.metadata).remove(delayKey).build()))
+      } else a
+    }
+    val delayMs = life.leaves.map(_._1.rowtime.metadata).collectFirst {
+      case m if m.contains(delayKey) => m.getLong(delayKey)
+    }.getOrElse(0L)
+    val eventTime = Alias(life.start, EventTimeColumn)(
+      explicitMetadata = Some(new MetadataBuilder().putLong(delayKey, delayMs).build()))
+    val projected = Project(stripped :+ eventTime, plan)
+    val current = AttributeMap(projected.output.map(a => a -> a))
+    def rebind(e: Expression): Expression = e.transform { case a: Attribute if current.contains(a) => current(a) }
+    val newLeaves = life.leaves.map { case (r, n) => r.copy(rowtime = rebind(r.rowtime).asInstanceOf[Attribute]) -> n }
+    (projected, life.copy(start = rebind(life.start), end = rebind(life.end), present = rebind(life.present),
+      leaves = newLeaves, eventTime = Some(projected.output.last)))
+  }
+
+  /**
+   * Spark runs a stream-stream join only with an equality between the two sides. A CROSS join,
+   * or a comma join whose condition is in WHERE, gets a constant key that the optimizer cannot
+   * fold away (`spark_partition_id() * 0`); Spark's own pushed-down equalities join it.
+   */
+  private def crossKey(l: LogicalPlan, r: LogicalPlan, cond: Option[Expression])
+      : (LogicalPlan, LogicalPlan, Option[Expression]) = {
+    val hasKey = cond.exists(c => splitConjunctivePredicates(c).exists {
+      case EqualTo(x, y) => sides(x, y, l, r)
+      case EqualNullSafe(x, y) => sides(x, y, l, r)
+      case _ => false
+    })
+    if (hasKey || !(l.isStreaming && r.isStreaming)) return (l, r, None)
+    def keyed(p: LogicalPlan) = Project(p.output :+ Alias(Multiply(SparkPartitionID(), Literal(0)), CrossKeyColumn)(), p)
+    val (kl, kr) = (keyed(l), keyed(r))
+    (kl, kr, Some(EqualTo(kl.output.last, kr.output.last)))
+  }
+
+  private def sides(x: Expression, y: Expression, l: LogicalPlan, r: LogicalPlan): Boolean = {
+    val (xr, yr) = (x.references, y.references)
+    xr.nonEmpty && yr.nonEmpty &&
+      ((xr.subsetOf(l.outputSet) && yr.subsetOf(r.outputSet)) || (xr.subsetOf(r.outputSet) && yr.subsetOf(l.outputSet)))
+  }
+
+  private def splitConjunctivePredicates(e: Expression): Seq[Expression] = e match {
+    case And(a, b) => splitConjunctivePredicates(a) ++ splitConjunctivePredicates(b)
+    case other => Seq(other)
   }
 
   private def checkStreamTable(tpe: JoinType, streamOnLeft: Boolean, stream: Life, table: LogicalPlan): Unit = {
@@ -249,24 +344,36 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     }
     if (!ok) {
       throw OverjoinErrors.analysis("OVERJOIN_STREAM_TABLE_OUTER", "joinType" -> tpe.sql,
-        "stream" -> stream.leaves.map(_.input.name).mkString(", "),
+        "stream" -> stream.leaves.map(_._1.input.name).mkString(", "),
         "table" -> table.collect { case r: RowtimeInput => r.input.name }.mkString(", "))
     }
   }
 
   /**
-   * `L(a) ∩ L(b)` is non-empty: `start(a) <= end(b) AND start(b) <= end(a)`. Between two inputs
-   * this is written `x.t + c1 <= y.t` and `y.t <= x.t + c2`, Spark's state-eviction shape.
+   * The rows of `a` and `b` share a point of their life intervals. On a line, intervals that
+   * intersect pairwise share a point, so this is: every input of `a` intersects every input of
+   * `b`, `x.t + c1 <= y.t AND y.t <= x.t + c2`, the shape Spark derives state eviction from. An
+   * input that can be NULL here (null-padded) is left out of the test. A side made by a join also
+   * bounds its event-time column, so Spark can evict that side's rows too.
    */
-  private def intersects(a: Life, b: Life): Expression = (a.leaves, b.leaves) match {
-    case (Seq(x), Seq(y)) =>
-      val fx = x.input.window.frame.asInstanceOf[RangeFrame]
-      val fy = y.input.window.frame.asInstanceOf[RangeFrame]
-      And(
+  private def intersects(a: Life, b: Life): Expression = {
+    val pairs = for ((x, xn) <- a.leaves; (y, yn) <- b.leaves) yield {
+      val (fx, fy) = (frame(x), frame(y))
+      val test = And(
         LessThanOrEqual(plus(x.rowtime, fx.bMicros - fy.aMicros), y.rowtime),
         LessThanOrEqual(y.rowtime, plus(x.rowtime, fx.aMicros - fy.bMicros)))
-    case _ =>
-      And(LessThanOrEqual(a.start, b.end), LessThanOrEqual(b.start, a.end))
+      val skip = Seq(xn -> x.rowtime, yn -> y.rowtime).collect { case (true, t) => IsNull(t): Expression }
+      if (skip.isEmpty) test else Or(skip.reduce(Or), test)
+    }
+    // start(a) <= end(b) and start(b) <= end(a), with end <= start + width, in event-time terms.
+    def bounds(side: Life, other: Life): Seq[Expression] = side.eventTime.toSeq.flatMap { e =>
+      other.leaves.collect { case (y, false) =>
+        val fy = frame(y)
+        Seq(LessThanOrEqual(e, plus(y.rowtime, fy.aMicros)),
+          LessThanOrEqual(plus(y.rowtime, fy.bMicros - side.widthMicros), e))
+      }.flatten
+    }
+    (pairs ++ bounds(a, b) ++ bounds(b, a)).reduce(And)
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -48,7 +48,10 @@ final case class StreamInput(
     windowStart: Option[Int],
     streamKeyword: Boolean) {
   /** How the input is called in messages and in `o.ROWTIME`: its alias, else its last name part. */
-  def name: String = alias.getOrElse(source.split('.').last.stripPrefix("`").stripSuffix("`"))
+  def name: String = alias.getOrElse(
+    Lexer.tokenize(source).toOption.flatMap(_.lastOption)
+      .filter(t => t.isIdentifier || t.kind == TokenKind.DoubleQuoted).map(_.identifier)
+      .getOrElse(source))
 }
 
 /** A join operator between inputs `leftIndex` (the nearest input on its left) and `rightIndex`. */

@@ -78,11 +78,15 @@ object StreamPlanBuilder {
       }
       withRefs.transformDown {
         case n if nestedPlans(n).nonEmpty =>
-          val args = n.productIterator.map {
+          def mapNested(x: Any): AnyRef = x match {
             case lp: LogicalPlan if !n.children.exists(_ eq lp) => rewrite(lp)
+            case seq: Seq[_] => seq.map(mapNested)
+            case (a, b) => (mapNested(a), mapNested(b))
+            case (a, b, c) => (mapNested(a), mapNested(b), mapNested(c))
+            case Some(v) => Some(mapNested(v))
             case other => other.asInstanceOf[AnyRef]
-          }.toArray
-          n.makeCopy(args)
+          }
+          n.makeCopy(n.productIterator.map(mapNested).toArray)
       }
     }
     val result = rewrite(plan)
@@ -95,8 +99,18 @@ object StreamPlanBuilder {
   }
 
   /** Plans a node holds as a field but not as a child (EXPLAIN's query, a cached query, ...). */
-  private def nestedPlans(p: LogicalPlan): Seq[LogicalPlan] =
-    p.productIterator.collect { case lp: LogicalPlan if !p.children.exists(_ eq lp) => lp }.toSeq
+  private def nestedPlans(p: LogicalPlan): Seq[LogicalPlan] = {
+    // CTE definitions, for one, are held as (name, plan, ...) tuples in a Seq.
+    def plans(x: Any): Seq[LogicalPlan] = x match {
+      case lp: LogicalPlan if !p.children.exists(_ eq lp) => Seq(lp)
+      case seq: Seq[_] => seq.flatMap(plans)
+      case (a, b) => plans(a) ++ plans(b)
+      case (a, b, c) => plans(a) ++ plans(b) ++ plans(c)
+      case Some(v) => plans(v)
+      case _ => Nil
+    }
+    p.productIterator.flatMap(plans).toSeq
+  }
 
   private def isRowtimeName(a: UnresolvedAttribute, ref: RowtimeRef): Boolean = {
     val parts = a.nameParts

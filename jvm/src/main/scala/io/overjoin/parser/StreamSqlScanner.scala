@@ -99,6 +99,8 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     val unsupported = ArrayBuffer.empty[Unsupported]
     val onRanges = ArrayBuffer.empty[(Int, Int)]
     var dialect = false
+    /** Errors that only count when the block turns out to be overjoin's (CROSS JOIN ... ON is Spark's own otherwise). */
+    val pending = ArrayBuffer.empty[() => Nothing]
   }
 
   private final class InputBuilder(val relStart: Int, val relEnd: Int, val source: String) {
@@ -108,6 +110,10 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     var windowStart: Option[Int] = None
     var streamKeyword = false
     var within: Option[(Long, Int)] = None
+    var lookup = false
+    var windowFunction = false
+    var watermark = false
+    var asofRight = false
   }
 
   private def scanBlock(sel: Int, limit: Int): Int = {
@@ -174,6 +180,10 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       }
     }
     if (b.inputs.exists(_.window.isDefined)) b.dialect = true
+    if (b.dialect) {
+      b.pending.headOption.foreach(_.apply())
+      checkOuterRowsWindows(b)
+    }
 
     if (b.dialect) {
       val id = blocks.size
@@ -243,24 +253,26 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
           b.unsupported += Unsupported(w.start, "ASOF JOIN", "it is planned; until then join with a window.")
         }
         val rightIndex = b.inputs.size
-        i = parseInput(b, i + 1, to)
+        if (asof) b.inputs.lastOption.flatMap(l => l.windowStart.map(ws => (l, ws))).foreach { case (l, ws) =>
+          notAJoinInput(tokenAt(ws), l.displayName, "an ASOF join takes no window")
+        }
+        i = parseInput(b, i + 1, to, asofRight = asof)
         if (i < 0) return
         var within: Option[Long] = b.inputs(rightIndex).within.map(_._1)
         if (i < to && tokens(i).isWord("ON")) {
           val condEnd = findAtDepth0(i + 1, to)(k => endsCondition(k, to))
           b.onRanges += ((i + 1, condEnd))
-          if (kind.startsWith("CROSS")) crossCondition(tokens(i))
+          if (kind.startsWith("CROSS")) { val t = tokens(i); b.pending += (() => crossCondition(t)) }
+          if (asof) checkAsofCondition(i, condEnd, b.inputs(rightIndex).displayName)
           i = condEnd
         } else if (i + 1 < to && tokens(i).isWord("USING") && tokens(i + 1).isSymbol("(")) {
-          if (kind.startsWith("CROSS")) crossCondition(tokens(i))
+          if (kind.startsWith("CROSS")) { val t = tokens(i); b.pending += (() => crossCondition(t)) }
           i = close(i + 1, to) + 1
         }
-        if (i < to && tokens(i).isWord("WITHIN")) {
+        if (i < to && isWithinClause(i, to)) {
+          if (within.isDefined) syntax(i, "one WITHIN per join (this join has one already)")
+          if (asof) notAJoinInput(tokens(i), b.inputs(rightIndex).displayName, "an ASOF join takes no window")
           val (micros, next) = parseDuration(i + 1, to, b.inputs(rightIndex).displayName)
-          if (within.exists(_ != micros)) {
-            throw OverjoinErrors.parse("OVERJOIN_WITHIN_WITH_OVER", sql, tokens(i).start, tokens(i).end,
-              "input" -> b.inputs(rightIndex).displayName)
-          }
           b.blanks += ((tokens(i).start, tokens(next - 1).end))
           b.inputs(rightIndex).within = Some((micros, tokens(i).start))
           within = Some(micros)
@@ -277,7 +289,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
 
   private def endsCondition(k: Int, to: Int): Boolean = {
     val t = tokens(k)
-    t.isSymbol(",") || t.isWord("WITHIN") ||
+    t.isSymbol(",") || isWithinClause(k, to) ||
       (t.isWordIn(JoinWords) && !(k + 1 < to && tokens(k + 1).isSymbol("(")))
   }
 
@@ -285,7 +297,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
    * Reads one join input from `i`; returns the index after it, or -1 when the input is not
    * something this parser follows (the rest of the FROM clause is then left to Spark).
    */
-  private def parseInput(b: BlockBuilder, start: Int, to: Int): Int = {
+  private def parseInput(b: BlockBuilder, start: Int, to: Int, asofRight: Boolean = false): Int = {
     var i = start
     if (i >= to) return -1
     var streamKw = false
@@ -318,6 +330,8 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     val relEnd = tokens(math.min(i, to) - 1).end
     val in = new InputBuilder(tokens(inputStart).start, relEnd, sql.substring(tokens(relStart).start, relEnd))
     in.streamKeyword = streamKw
+    in.asofRight = asofRight
+    in.windowFunction = tokens(relStart).isWordIn(Set("TUMBLE", "HOP")) && relStart + 1 < to && tokens(relStart + 1).isSymbol("(")
     b.inputs += in
 
     var progress = true
@@ -325,12 +339,16 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       val u = tokens(i)
       if (u.isWord("OVER")) {
         if (in.window.isDefined || in.windowName.isDefined) return -1
+        if (in.lookup) notAJoinInput(u, in.displayName, "a FOR SYSTEM_TIME AS OF PROCTIME() lookup input takes no window")
+        if (in.windowFunction) notAJoinInput(u, in.displayName, "a TUMBLE/HOP input is windowed by its function already")
+        if (in.asofRight) notAJoinInput(u, in.displayName, "an ASOF join takes no window")
         i = parseOver(b, in, i, to)
       } else if (u.isWord("FOR") && i + 4 < to && tokens(i + 1).isWord("SYSTEM_TIME") && tokens(i + 2).isWord("AS") &&
         tokens(i + 3).isWord("OF") && tokens(i + 4).isWord("PROCTIME")) {
         var j = i + 5
         if (j + 1 < to && tokens(j).isSymbol("(") && tokens(j + 1).isSymbol(")")) j += 2
         b.dialect = true
+        in.lookup = true
         b.blanks += ((u.start, tokens(j - 1).end))
         b.unsupported += Unsupported(u.start, "FOR SYSTEM_TIME AS OF PROCTIME() lookup joins",
           "they are planned; until then join the stream with the table without FOR SYSTEM_TIME.")
@@ -338,19 +356,21 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       } else if (u.isWord("WATERMARK") && i + 3 < to && isName(tokens(i + 1)) && tokens(i + 2).isWord("DELAY") &&
         tokens(i + 3).isWord("OF")) {
         // Spark's own clause: skip it, Spark parses it.
+        in.watermark = true
         val (_, next) = parseInterval(i + 4, to, in.displayName, allowNegative = true)
         i = next
       } else if (u.isWord("AS") && i + 1 < to && isName(tokens(i + 1))) {
         in.alias = Some(tokens(i + 1).identifier)
         i += 2
         if (i < to && tokens(i).isSymbol("(")) i = close(i, to) + 1
-      } else if (in.alias.isEmpty && isName(u) && !u.isWordIn(NotAnAlias) &&
+      } else if (in.alias.isEmpty && isName(u) && !u.isWordIn(NotAnAlias) && !isWithinClause(i, to) &&
         !(u.kind == TokenKind.Word && i + 1 < to && tokens(i + 1).isSymbol("("))) {
         in.alias = Some(u.identifier)
         i += 1
         if (i < to && tokens(i).isSymbol("(")) i = close(i, to) + 1
-      } else if (u.isWord("WITHIN") && i + 1 < to && !tokens(i + 1).isSymbol("(")) {
+      } else if (isWithinClause(i, to)) {
         // Lenses also writes WITHIN right after the right input, before ON.
+        if (in.asofRight) notAJoinInput(u, in.displayName, "an ASOF join takes no window")
         val (micros, next) = parseDuration(i + 1, to, in.displayName)
         b.blanks += ((u.start, tokens(next - 1).end))
         in.within = Some((micros, u.start))
@@ -559,6 +579,83 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     }
   }
 
+  private def tokenAt(offset: Int): Token = tokens.find(_.start == offset).get
+
+  private def notAJoinInput(t: Token, input: String, detail: String): Nothing =
+    throw OverjoinErrors.parse("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", sql, t.start, t.end, "input" -> input, "detail" -> detail)
+
+  /**
+   * `WITHIN` starts Lenses' clause when a duration can follow it; followed by ON, a join word, a
+   * comma or a clause keyword (or nothing) it is an alias, as Spark reads it.
+   */
+  private def isWithinClause(i: Int, to: Int): Boolean = {
+    if (!tokens(i).isWord("WITHIN") || i + 1 >= to) return false
+    val t = tokens(i + 1)
+    t.kind match {
+      case TokenKind.Number | TokenKind.Str => true
+      case TokenKind.Symbol => t.text == "-"
+      case TokenKind.Word => !t.isWordIn(JoinWords ++ ClauseWords ++ SetOperators ++ Set("ON", "USING", "AS", "OVER"))
+      case _ => false
+    }
+  }
+
+  /** ASOF: at least one `=` and exactly one of `<`, `<=`, `>`, `>=` among the AND-ed terms of ON. */
+  private def checkAsofCondition(onIdx: Int, end: Int, input: String): Unit = {
+    val terms = ArrayBuffer.empty[(Int, Int)]
+    var s = onIdx + 1
+    var i = s
+    while (i < end) {
+      if (tokens(i).isWord("AND")) { terms += ((s, i)); s = i + 1; i += 1 }
+      else if (tokens(i).isSymbol("(")) i = close(i, end) + 1
+      else i += 1
+    }
+    terms += ((s, end))
+    def opsIn(f: Int, t: Int): Seq[String] = {
+      val ops = ArrayBuffer.empty[String]
+      var k = f
+      while (k < t) {
+        if (tokens(k).isSymbol("(")) k = close(k, t) + 1
+        else { if (tokens(k).kind == TokenKind.Symbol) ops += tokens(k).text; k += 1 }
+      }
+      ops.toSeq
+    }
+    val kinds = terms.toSeq.map { case (f, t) => opsIn(f, t) }
+    val equalities = kinds.count(ops => ops.exists(o => o == "=" || o == "=="))
+    val inequalities = kinds.count(ops => ops.exists(o => Set("<", "<=", ">", ">=").contains(o)))
+    if (equalities < 1 || inequalities != 1) {
+      val on = tokens(onIdx)
+      throw OverjoinErrors.parse("OVERJOIN_ASOF_CONDITION", sql, on.start, on.end,
+        "input" -> input, "equalities" -> equalities.toString, "inequalities" -> inequalities.toString)
+    }
+  }
+
+  /**
+   * An outer join whose preserved side has only partitioned ROWS windows could never emit its
+   * null-padded rows: a partition that gets no further row never closes its last rows' windows.
+   */
+  private def checkOuterRowsWindows(b: BlockBuilder): Unit = {
+    def partitionedRows(in: InputBuilder): Boolean = in.window.exists(w =>
+      w.frame.isInstanceOf[io.overjoin.catalyst.RowsFrame] && w.partitionBy.nonEmpty)
+    def knownStream(in: InputBuilder): Boolean = in.window.isDefined || in.streamKeyword || in.watermark
+    b.joins.foreach { j =>
+      val left = b.inputs.take(j.rightIndex).toSeq
+      val right = Seq(b.inputs(j.rightIndex))
+      val preserved = j.kind match {
+        case k if k.startsWith("LEFT") && !k.contains("SEMI") && !k.contains("ANTI") => Seq((left, right))
+        case k if k.startsWith("RIGHT") => Seq((right, left))
+        case k if k.startsWith("FULL") => Seq((left, right), (right, left))
+        case _ => Nil
+      }
+      preserved.find { case (kept, other) => kept.forall(partitionedRows) && other.exists(knownStream) }.foreach { _ =>
+        val t = tokenAt(j.start)
+        throw OverjoinErrors.parse("OVERJOIN_OUTER_JOIN_UNBOUNDED", sql, t.start, t.end,
+          "joinType" -> j.kind.stripSuffix(" JOIN"), "left" -> left.map(_.displayName).mkString(", "),
+          "right" -> right.head.displayName,
+          "detail" -> "every input it keeps has a ROWS window counted per PARTITION BY partition, and a partition that gets no further row never closes its window")
+      }
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Durations and intervals.
 
@@ -573,6 +670,8 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
         "input" -> input, "size" -> ("-" + tokens(i + 1).text))
     } else if (t.kind == TokenKind.Str && i + 1 < to && tokens(i + 1).isWordIn(AllUnits)) {
       syntax(i, "INTERVAL before the interval value")
+    } else if (t.kind == TokenKind.Word) {
+      throw OverjoinErrors.parse("OVERJOIN_BAD_DURATION", sql, t.start, t.end, "literal" -> t.text)
     } else syntax(i, "a duration such as 5s or INTERVAL '5' SECOND")
   }
 
@@ -742,7 +841,7 @@ object StreamSqlScanner {
     "NATURAL", "ASOF")
   /** Words that end a relation rather than alias it. */
   private val NotAnAlias: Set[String] = JoinWords ++ ClauseWords ++ SetOperators ++ Set("ON", "USING",
-    "OVER", "WITHIN", "AS", "FOR", "WATERMARK", "TABLESAMPLE", "PIVOT", "UNPIVOT", "SELECT", "FROM",
+    "OVER", "AS", "FOR", "WATERMARK", "TABLESAMPLE", "PIVOT", "UNPIVOT", "SELECT", "FROM",
     "WITH", "VALUES", "STREAM", "JOIN")
   private val MonthUnits = Set("MONTH", "MONTHS", "YEAR", "YEARS", "QUARTER", "QUARTERS")
   private val UnitMicros: Map[String, Long] = Map("MICROSECOND" -> 1L, "MILLISECOND" -> 1000L,

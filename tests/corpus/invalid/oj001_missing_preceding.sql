@@ -1,0 +1,2 @@
+-- error: OJ001 2:55
+SELECT STREAM * FROM a OVER (RANGE INTERVAL '1' MINUTE) AS x JOIN b ON x.k = b.k

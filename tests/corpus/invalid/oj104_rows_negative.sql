@@ -1,0 +1,2 @@
+-- error: OJ104 2:35
+SELECT STREAM * FROM a OVER (ROWS -1 PRECEDING) AS x JOIN b ON x.k = b.k

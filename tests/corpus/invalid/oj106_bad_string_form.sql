@@ -1,0 +1,2 @@
+-- error: OJ106 2:45
+SELECT STREAM * FROM a OVER (RANGE INTERVAL '5 parsecs' PRECEDING) AS x JOIN b ON x.k = b.k

@@ -1,0 +1,2 @@
+-- error: OJ108 2:30
+SELECT STREAM * FROM a OVER (PARTITION BY k) AS x JOIN b ON x.k = b.k

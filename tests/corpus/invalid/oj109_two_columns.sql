@@ -1,0 +1,2 @@
+-- error: OJ109 2:39
+SELECT STREAM * FROM a OVER (ORDER BY ts, id RANGE CURRENT ROW) AS x JOIN b ON x.k = b.k

@@ -1,0 +1,2 @@
+-- error: OJ114 2:36
+SELECT STREAM * FROM a OVER (RANGE 5x PRECEDING) AS x JOIN b ON x.k = b.k

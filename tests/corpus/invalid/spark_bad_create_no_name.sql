@@ -1,0 +1,3 @@
+-- plain Spark SQL syntax error
+-- error: OJ001 3:14
+CREATE TABLE (a INT)

@@ -1,0 +1,1 @@
+SELECT STREAM * FROM a

@@ -1,0 +1,1 @@
+SELECT STREAM * FROM a JOIN b ON a.k = b.k WITHIN 500ms

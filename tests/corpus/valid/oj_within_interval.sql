@@ -1,0 +1,1 @@
+SELECT STREAM * FROM clicks c JOIN views v WITHIN INTERVAL '30' SECOND ON c.id = v.id

@@ -1,0 +1,2 @@
+-- seed 002: SET
+SET defaults.topic.autocreate=true

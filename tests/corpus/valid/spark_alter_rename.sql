@@ -1,0 +1,2 @@
+-- plain Spark SQL
+ALTER TABLE t RENAME TO u

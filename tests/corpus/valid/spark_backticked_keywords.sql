@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT `ROWTIME`, `WITHIN`, `over`, `asof` FROM t

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+/* SELECT STREAM * FROM a OVER (ROWS 1 PRECEDING) */ SELECT 1 AS one

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT stream FROM t

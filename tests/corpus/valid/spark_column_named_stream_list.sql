@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT stream, x FROM t

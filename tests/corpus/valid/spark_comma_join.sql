@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT * FROM a, b WHERE a.id = b.id

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+WITH x AS (SELECT id FROM t) SELECT * FROM x

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+DESCRIBE TABLE t

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+DROP TABLE IF EXISTS t

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+DROP VIEW IF EXISTS v

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT a FROM t EXCEPT SELECT a FROM u

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+EXPLAIN SELECT * FROM t

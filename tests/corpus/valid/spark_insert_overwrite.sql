@@ -1,0 +1,2 @@
+-- plain Spark SQL
+INSERT OVERWRITE TABLE t SELECT * FROM s

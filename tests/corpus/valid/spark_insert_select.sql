@@ -1,0 +1,2 @@
+-- plain Spark SQL
+INSERT INTO t SELECT * FROM s

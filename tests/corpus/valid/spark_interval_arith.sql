@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT ts + INTERVAL '1' HOUR AS later FROM t

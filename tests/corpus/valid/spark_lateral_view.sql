@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT a, y FROM t LATERAL VIEW explode(arr) x AS y

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT * FROM a LEFT JOIN b USING (id)

@@ -1,0 +1,3 @@
+-- plain Spark SQL
+SELECT x FROM t -- JOIN u WITHIN 5s ASOF JOIN ROWTIME
+WHERE x > 0

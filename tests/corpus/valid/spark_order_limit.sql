@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT * FROM t ORDER BY ts DESC LIMIT 10

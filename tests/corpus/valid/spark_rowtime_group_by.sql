@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT rowtime, COUNT(*) AS n FROM t GROUP BY rowtime

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT a, b FROM t WHERE a > 1

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SET spark.sql.shuffle.partitions = 4

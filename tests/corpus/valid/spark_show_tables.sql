@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SHOW TABLES

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT * FROM (SELECT id, ts FROM t WHERE id > 0) AS sub

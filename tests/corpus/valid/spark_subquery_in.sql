@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT id FROM t WHERE id IN (SELECT id FROM u)

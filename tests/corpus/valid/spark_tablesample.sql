@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT * FROM t TABLESAMPLE (10 PERCENT)

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT * FROM t TIMESTAMP AS OF '2024-01-01'

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+TRUNCATE TABLE t

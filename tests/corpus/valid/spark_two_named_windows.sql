@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT RANK() OVER w1 AS r, SUM(x) OVER w2 AS s FROM t WINDOW w1 AS (ORDER BY x DESC), w2 AS (PARTITION BY k)

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+UNCACHE TABLE t

@@ -1,0 +1,2 @@
+-- plain Spark SQL
+SELECT a FROM t UNION ALL SELECT a FROM u
