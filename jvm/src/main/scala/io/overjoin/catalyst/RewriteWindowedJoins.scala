@@ -243,7 +243,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
           val (rp1, b) = withEventTime(rp0, b0)
           val (lp, rp, keyCond) = crossKey(lp1, rp1, cond)
           val time = intersects(a, b)
-          val newCond = (cond.toSeq ++ keyCond :+ time).reduce(And)
+          val newCond = (cond.toSeq ++ keyCond ++ nullKeyGuards(cond, lp, rp) :+ time).reduce(And)
           val (aNull, bNull) = tpe match {
             case LeftOuter => (false, true)
             case RightOuter => (true, false)
@@ -285,6 +285,18 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
    */
   private def withEventTime(plan: LogicalPlan, life: Life): (LogicalPlan, Life) = {
     if (life.leaves.size < 2 || !plan.isStreaming) return (plan, life)
+    if (life.leaves.exists(_._2)) {
+      // A null-padded row leaves an outer join only once the watermark has passed the end of its
+      // window, long after its life interval began: the next join has dropped the rows it should
+      // meet, and Spark would count it late. Replay runs it; a stream must not silently differ.
+      val padded = life.leaves.collect { case (r, true) => r.input.name }
+      throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN",
+        "combination" -> s"an outer join whose result (with null-padded ${padded.mkString(", ")}) is joined again",
+        "detail" -> ("its null-padded rows come out only after the watermark has passed their rowtime, " +
+          "so the next stream-stream join could no longer match them"),
+        "alternative" -> ("Put the outer join last (X JOIN Y LEFT JOIN Z), run the query over tables (replay), " +
+          "or write the inner result to a stream and outer-join that in a second query."))
+    }
     val delayKey = EventTimeWatermark.delayKey
     val leafIds = life.leaves.map(_._1.rowtime.exprId).toSet
     val stripped = plan.output.map { a =>
@@ -322,6 +334,18 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     def keyed(p: LogicalPlan) = Project(p.output :+ Alias(Multiply(SparkPartitionID(), Literal(0)), CrossKeyColumn)(), p)
     val (kl, kr) = (keyed(l), keyed(r))
     (kl, kr, Some(EqualTo(kl.output.last, kr.output.last)))
+  }
+
+  /**
+   * Spark's stream-stream join looks rows up by their key, and a NULL key finds the other side's
+   * NULL keys: `a.k = b.k` would match two NULLs. SQL equality is never true for NULL, so each
+   * key of an equality also gets an IS NOT NULL test, kept with the join's other conditions.
+   */
+  private def nullKeyGuards(cond: Option[Expression], l: LogicalPlan, r: LogicalPlan): Seq[Expression] = {
+    if (!(l.isStreaming && r.isStreaming)) return Nil
+    cond.toSeq.flatMap(splitConjunctivePredicates).collect {
+      case EqualTo(x, y) if sides(x, y, l, r) => And(IsNotNull(x), IsNotNull(y))
+    }
   }
 
   private def sides(x: Expression, y: Expression, l: LogicalPlan, r: LogicalPlan): Boolean = {
