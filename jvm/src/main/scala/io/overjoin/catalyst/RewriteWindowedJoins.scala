@@ -74,9 +74,11 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     val anyStream = windowed.exists(_.child.isStreaming)
     val lateness = OverjoinConf.latenessMicros()
     val withInputs = root.child.transformUp {
-      case w: WindowedInput => rowtimeInput(w, isStream = w.child.isStreaming || !anyStream, lateness)
+      case w: WindowedInput if w.child.isStreaming || !anyStream => rowtimeInput(w, isStream = true, lateness)
+      case w: WindowedInput => tableInput(w)
     }
     val inputs = withInputs.collect { case r: RowtimeInput => r }
+    val tables = withInputs.collect { case t: TableInput => t }
     val rowtimeNames = inputs.map(_.rowtime.name.toLowerCase).toSet
 
     val joined = withInputs.transformUp {
@@ -95,7 +97,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
         }
         j
     }
-    val byName = inputRowtimes(inputs)
+    val byName = inputRowtimes(inputs) ++ tables.flatMap(t => t.rowtime.map(t.input.name.toLowerCase -> _))
     val bound = joined.transformUp {
       case j: Join => j.transformExpressions {
         case RowtimeReference(b, Some(q), _) if b == block.id && byName.contains(q.toLowerCase) => byName(q.toLowerCase)
@@ -108,10 +110,23 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     root.copy(prepared = true, child = bound)
   }
 
-  private def describe(p: LogicalPlan): String = p.collect { case r: RowtimeInput => r.input.name }.mkString(" JOIN ")
+  private def describe(p: LogicalPlan): String =
+    p.collect { case r: RowtimeInput => r.input.name; case t: TableInput => t.input.name }.mkString(" JOIN ")
 
   private def inputRowtimes(inputs: Seq[RowtimeInput]): Map[String, Attribute] =
     inputs.map(i => i.input.name.toLowerCase -> i.rowtime).toMap
+
+  /** A static input of a streaming query: a table, which has no window (SEMANTICS.md section 5). */
+  private def tableInput(w: WindowedInput): TableInput = {
+    if (w.input.window.explicit) {
+      val at = w.input.windowStart.map(_ => "OVER").getOrElse("WITHIN")
+      throw OverjoinErrors.analysis("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", "input" -> w.input.name,
+        "detail" -> s"it is a table (a static relation) joined with a stream, and tables have no window: drop its $at")
+    }
+    val rowtime = w.child.output.find(_.metadata.contains(EventTimeWatermark.delayKey))
+      .orElse(w.child.output.find(_.name.equalsIgnoreCase("ROWTIME")))
+    TableInput(w.block, w.input, rowtime, w.child)
+  }
 
   /** Chooses the rowtime of one input (SEMANTICS.md section 1) and gives a stream its watermark. */
   private def rowtimeInput(w: WindowedInput, isStream: Boolean, latenessMicros: Long): RowtimeInput = {
@@ -207,7 +222,8 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     // Built by hand: an Alias gives no typed attribute until Spark has resolved what it wraps.
     val rowtimeType = if (inputs.forall(_.rowtime.dataType == TimestampNTZType)) TimestampNTZType else TimestampType
     val attr = AttributeReference("ROWTIME", rowtimeType, nullable = true)(exprId = rowtime.exprId)
-    StreamJoinOutput(root.block.id, attr, inputRowtimes(inputs), project)
+    val tableRowtimes = root.child.collect { case t: TableInput => t }.flatMap(t => t.rowtime.map(t.input.name.toLowerCase -> _))
+    StreamJoinOutput(root.block.id, attr, inputRowtimes(inputs) ++ tableRowtimes, project)
   }
 
   private val EventTimeColumn = "__overjoin_event_time"
@@ -227,6 +243,8 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
       (r.child, Some(life), Some(life.start))
     case r: RowtimeInput =>
       (r.child, None, None)
+    case t: TableInput =>
+      (t.child, None, None)
     case p @ Project(_, child) =>
       val (c, life, rowtime) = build(child)
       val rebuilt = p.copy(child = c)
@@ -369,7 +387,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     if (!ok) {
       throw OverjoinErrors.analysis("OVERJOIN_STREAM_TABLE_OUTER", "joinType" -> tpe.sql,
         "stream" -> stream.leaves.map(_._1.input.name).mkString(", "),
-        "table" -> table.collect { case r: RowtimeInput => r.input.name }.mkString(", "))
+        "table" -> table.collect { case t: TableInput => t.input.name }.mkString(", "))
     }
   }
 

@@ -39,3 +39,15 @@ case class RowtimeInput(block: Int, input: StreamInput, rowtime: Attribute, isSt
     s"RowtimeInput ${input.name} rowtime=${rowtime.name} ${input.window.sql}${if (isStream) "" else " (table)"}"
   override protected def withNewChildInternal(newChild: LogicalPlan): RowtimeInput = copy(child = newChild)
 }
+
+/**
+ * A static input of a query block that also reads streams: a table (SEMANTICS.md section 5). It
+ * has no window; each stream row meets it as it is when the row is processed. `rowtime` is its
+ * rowtime column if it has one (for `t.ROWTIME`), not needed otherwise.
+ */
+case class TableInput(block: Int, input: StreamInput, rowtime: Option[Attribute], child: LogicalPlan)
+  extends UnaryNode {
+  override def output: Seq[Attribute] = child.output
+  override def simpleString(maxFields: Int): String = s"TableInput ${input.name}"
+  override protected def withNewChildInternal(newChild: LogicalPlan): TableInput = copy(child = newChild)
+}
