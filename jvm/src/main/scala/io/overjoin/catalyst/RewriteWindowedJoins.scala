@@ -73,6 +73,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     // Replay: over tables only, every input is treated as a stream and runs as a batch join.
     val anyStream = windowed.exists(_.child.isStreaming)
     val lateness = OverjoinConf.latenessMicros()
+    OverjoinConf.checkEmitMode()
     val withInputs = root.child.transformUp {
       case w: WindowedInput if w.child.isStreaming || !anyStream => rowtimeInput(w, isStream = true, lateness)
       case w: WindowedInput => tableInput(w)

@@ -27,6 +27,21 @@ object OverjoinConf {
   val Emit = "spark.overjoin.emit"
   val EmitDefault = "unordered"
 
+  /**
+   * The emit mode. `ordered` is part of the contract but not implemented yet: it is refused rather
+   * than silently ignored, so no query believes its output is ordered when it is not.
+   */
+  def checkEmitMode(conf: SQLConf = SQLConf.get): Unit = {
+    conf.getConfString(Emit, EmitDefault).trim.toLowerCase match {
+      case "unordered" =>
+      case "ordered" => throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX",
+        "feature" -> s"$Emit = ordered (rows released in ROWTIME order)",
+        "alternative" -> s"unset $Emit (rows are then emitted as soon as they are known) and sort downstream.")
+      case other => throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX",
+        "feature" -> s"$Emit = '$other'", "alternative" -> s"$Emit takes 'unordered' (the default) or 'ordered'.")
+    }
+  }
+
   /** The lateness as microseconds. */
   def latenessMicros(conf: SQLConf = SQLConf.get): Long = {
     val text = conf.getConfString(Lateness, LatenessDefault)
