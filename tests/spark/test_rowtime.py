@@ -99,3 +99,20 @@ def test_watermark_column_is_the_rowtime_of_a_stream(spark):
     assert [[(r.ROWTIME, r.a_t, r.b_t) for r in b] for b in run.batches] == [
         [], [(at(4), at(0), at(4))], [(at(4), at(4), at(4))], [],
     ]
+
+
+def test_views_ctes_subqueries_and_insert_keep_the_streaming_syntax(spark):
+    # Spark stores a view's query text: it must be the user's text, OVER clause included.
+    view(spark, "vw_a", "rowtime timestamp, k int, id int", [(at(0), 1, 1)])
+    view(spark, "vw_b", "rowtime timestamp, k int, id int", [(at(3), 1, 2)])
+    block = ("SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM vw_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+             "JOIN vw_b AS b ON a.k = b.k")
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW vw_j AS {block}")
+    assert [tuple(r) for r in spark.table("vw_j").collect()] == [(at(3), 1, 2)]
+    assert spark.sql(f"WITH x AS ({block}) SELECT count(*) FROM x").collect()[0][0] == 1
+    assert [tuple(r) for r in spark.sql(f"SELECT * FROM ({block}) t").collect()] == [(at(3), 1, 2)]
+    spark.sql("DROP TABLE IF EXISTS vw_tgt")
+    spark.sql("CREATE TABLE vw_tgt (rt timestamp, aid int, bid int) USING parquet")
+    spark.sql(f"INSERT INTO vw_tgt {block}")
+    assert [tuple(r) for r in spark.table("vw_tgt").collect()] == [(at(3), 1, 2)]
+    spark.sql("DROP TABLE vw_tgt")

@@ -57,7 +57,7 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
       // under the text the user wrote.
       case e: ParseException if text eq blanked => throw e.withCommand(sqlText)
     }
-    StreamPlanBuilder.attach(scan, plan, toOriginal)
+    StreamPlanBuilder.attach(scan, plan, toOriginal, if (text eq blanked) Some((blanked, sqlText)) else None)
   }
 
   private def hasParameterMarkers(sql: String): Boolean =

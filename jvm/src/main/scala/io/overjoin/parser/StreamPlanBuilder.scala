@@ -23,7 +23,8 @@ import io.overjoin.errors.OverjoinErrors
  */
 object StreamPlanBuilder {
 
-  def attach(scan: ScanResult, plan: LogicalPlan, toOriginal: Int => Int = identity): LogicalPlan = {
+  def attach(scan: ScanResult, plan: LogicalPlan, toOriginal: Int => Int = identity,
+      texts: Option[(String, String)] = None): LogicalPlan = {
     def startOf(t: TreeNode[_]): Option[Int] = t.origin.startIndex.map(toOriginal)
     val inputsAt: Map[Int, (StreamBlock, StreamInput)] =
       scan.blocks.flatMap(b => b.inputs.map(i => i.start -> (b, i))).toMap
@@ -89,13 +90,43 @@ object StreamPlanBuilder {
           n.makeCopy(n.productIterator.map(mapNested).toArray)
       }
     }
-    val result = rewrite(plan)
+    val result = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
+      .getOrElse(rewrite(plan))
     val lost = refsAt.keySet -- replaced
     if (lost.nonEmpty) {
       throw OverjoinErrors.analysis("OVERJOIN_INTERNAL_ERROR",
         "detail" -> s"no expression for the ROWTIME reference at offset ${lost.min}")
     }
     result
+  }
+
+  /**
+   * Spark keeps some statement text in the plan, a view's query text above all, and it took that
+   * text from what it parsed: the blanked statement. A view stored with `OVER (...)` blanked out
+   * would later be read as plain SQL. Blanking keeps offsets, so the user's text for any such
+   * string is at the same place in the original statement.
+   */
+  private def restoreText(plan: LogicalPlan, blanked: String, original: String): LogicalPlan = {
+    def restore(x: Any): Any = x match {
+      case str: String if str.length > 6 =>
+        val at = blanked.indexOf(str)
+        if (at >= 0 && original.regionMatches(at, str, 0, str.length)) str
+        else if (at >= 0) original.substring(at, at + str.length)
+        else str
+      case some @ Some(v) => val r = restore(v); if (r.asInstanceOf[AnyRef] eq v.asInstanceOf[AnyRef]) some else Some(r)
+      case other => other
+    }
+    def visit(p: LogicalPlan): LogicalPlan = {
+      val children = p.children.map(visit)
+      val args = p.productIterator.map {
+        case lp: LogicalPlan if p.children.exists(_ eq lp) => children(p.children.indexWhere(_ eq lp))
+        case lp: LogicalPlan => visit(lp)
+        case other => restore(other)
+      }.map(_.asInstanceOf[AnyRef]).toArray
+      val changed = args.zip(p.productIterator.toSeq).exists { case (a, b) => !(a.asInstanceOf[AnyRef] eq b.asInstanceOf[AnyRef]) }
+      if (changed) { val c = p.makeCopy(args); c.copyTagsFrom(p); c } else p
+    }
+    visit(plan)
   }
 
   /** Plans a node holds as a field but not as a child (EXPLAIN's query, a cached query, ...). */
