@@ -17,8 +17,26 @@ def at(s: int) -> dt.datetime:
     return T0 + dt.timedelta(seconds=s)
 
 
+@pytest.fixture
+def late_rows_log(spark):
+    """Collects what overjoin's late-row listener writes to the driver log (log4j)."""
+    jvm = spark._jvm
+    core = jvm.org.apache.logging.log4j.core
+    name = "io.overjoin.execution.LateRows"
+    core.config.Configurator.setLevel(name, jvm.org.apache.logging.log4j.Level.WARN)
+    writer = jvm.java.io.StringWriter()
+    layout = core.layout.PatternLayout.createDefaultLayout()
+    appender = core.appender.WriterAppender.createAppender(layout, None, writer, "overjoin-test", False, True)
+    appender.start()
+    logger = jvm.org.apache.logging.log4j.LogManager.getContext(False).getLogger(name)
+    logger.addAppender(appender)
+    yield writer
+    logger.removeAppender(appender)
+    appender.stop()
+
+
 @pytest.mark.streaming
-def test_late_rows_are_counted(spark, tmp_path):
+def test_late_rows_are_counted(spark, tmp_path, late_rows_log):
     schema = "rowtime timestamp, k int, id int"
     a = make_stream(spark, "late_a", schema)
     b = make_stream(spark, "late_b", schema)
@@ -43,5 +61,7 @@ def test_late_rows_are_counted(spark, tmp_path):
         assert overjoin.late_rows(q) == 3
         dropped = sum(op["numRowsDroppedByWatermark"] for p in q.recentProgress for op in p["stateOperators"])
         assert dropped == 3
+        log = late_rows_log.toString()
+        assert "late_rows_q" in log and "dropped 3 late row(s)" in log and "3 dropped so far" in log
     finally:
         q.stop()
