@@ -46,6 +46,8 @@ def test_no_rowtime_names_the_input_and_how_to_declare_one(spark):
         spark.sql("SELECT STREAM * FROM nr_a AS orders JOIN nr_b AS s ON orders.k = s.k")
     msg = str(e.value)
     assert "OJ203" in msg and "orders" in msg and "nr_a" in msg
+    # Where the input is in the statement: "FROM nr_a" starts at position 21 (0-based, as Spark).
+    assert "line 1 pos 21" in msg
     assert "ORDER BY" in msg and "WATERMARK" in msg
     assert e.value.getCondition() == "OVERJOIN_NO_ROWTIME"
 

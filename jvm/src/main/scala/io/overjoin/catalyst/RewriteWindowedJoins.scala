@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{Cross, Inner, InnerLike, JoinType, LeftOuter, NaturalJoin, RightOuter, UsingJoin, FullOuter}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.trees.Origin
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{CalendarIntervalType, MetadataBuilder, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
@@ -66,7 +67,8 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
   private def prepare(root: StreamJoinRoot): LogicalPlan = {
     val block = root.block
     block.unsupported.headOption.foreach { u =>
-      throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> u.feature,
+      throw OverjoinErrors.analysisAt(Origin(line = Some(u.line), startPosition = Some(u.column - 1)),
+        "OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> u.feature,
         "alternative" -> u.alternative)
     }
     val windowed = root.child.collect { case w: WindowedInput => w }
@@ -121,7 +123,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
   private def tableInput(w: WindowedInput): TableInput = {
     if (w.input.window.explicit) {
       val at = w.input.windowStart.map(_ => "OVER").getOrElse("WITHIN")
-      throw OverjoinErrors.analysis("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", "input" -> w.input.name,
+      throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", "input" -> w.input.name,
         "detail" -> s"it is a table (a static relation) joined with a stream, and tables have no window: drop its $at")
     }
     val rowtime = w.child.output.find(_.metadata.contains(EventTimeWatermark.delayKey))
@@ -140,22 +142,22 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
       case Some(parts) =>
         child.resolve(parts, resolver) match {
           case Some(a: Attribute) => a
-          case _ => throw OverjoinErrors.analysis("OVERJOIN_WINDOW_ORDER_BY", "input" -> source,
+          case _ => throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_WINDOW_ORDER_BY", "input" -> source,
             "expression" -> s"${parts.mkString(".")}, which is not one of its columns (${child.output.map(_.name).mkString(", ")})")
         }
       case None =>
         child.output.find(_.metadata.contains(delayKey))
           .orElse(child.output.find(_.name.equalsIgnoreCase("ROWTIME")))
-          .getOrElse(throw OverjoinErrors.analysis("OVERJOIN_NO_ROWTIME", "input" -> input.name,
+          .getOrElse(throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_NO_ROWTIME", "input" -> input.name,
             "source" -> input.source, "column" -> "ts"))
     }
     rowtime.dataType match {
       case TimestampType | TimestampNTZType =>
-      case other => throw OverjoinErrors.analysis("OVERJOIN_ROWTIME_NOT_TIMESTAMP", "column" -> rowtime.name,
+      case other => throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_ROWTIME_NOT_TIMESTAMP", "column" -> rowtime.name,
         "input" -> source, "type" -> other.sql)
     }
     if (!w.input.window.frame.isInstanceOf[RangeFrame]) {
-      throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> s"The ROWS window of $source",
+      throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> s"The ROWS window of $source",
         "alternative" -> "ROWS windows are planned; until then use a RANGE window.")
     }
     if (w.input.window.partitionBy.nonEmpty) {

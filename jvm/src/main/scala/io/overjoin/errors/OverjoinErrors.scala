@@ -124,5 +124,9 @@ object OverjoinErrors {
   def analysis(name: String, params: (String, String)*): OverjoinAnalysisException =
     new OverjoinAnalysisException(ErrorCatalogue(name), params.toMap)
 
+  /** An analysis error about the text at `origin` (line and position in the user's SQL). */
+  def analysisAt(origin: Origin, name: String, params: (String, String)*): OverjoinAnalysisException =
+    new OverjoinAnalysisException(ErrorCatalogue(name), params.toMap, origin)
+
   def quote(id: String): String = s"`$id`"
 }

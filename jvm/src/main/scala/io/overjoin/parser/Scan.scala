@@ -46,7 +46,14 @@ final case class StreamInput(
     alias: Option[String],
     window: JoinWindow,
     windowStart: Option[Int],
-    streamKeyword: Boolean) {
+    streamKeyword: Boolean,
+    line: Int = 0,
+    column: Int = 0) {
+  /** Where the input is in the user's text, for errors found after parsing. */
+  def origin: org.apache.spark.sql.catalyst.trees.Origin =
+    if (line <= 0) org.apache.spark.sql.catalyst.trees.Origin()
+    else org.apache.spark.sql.catalyst.trees.Origin(line = Some(line), startPosition = Some(column - 1))
+
   /** How the input is called in messages and in `o.ROWTIME`: its alias, else its last name part. */
   def name: String = alias.getOrElse(
     Lexer.tokenize(source).toOption.flatMap(_.lastOption)
@@ -70,4 +77,4 @@ final case class JoinInfo(
 final case class RowtimeRef(start: Int, qualifier: Option[String], spelling: String, selectItem: Boolean)
 
 /** A construct the parser accepts but this version cannot run yet; analysis reports it. */
-final case class Unsupported(start: Int, feature: String, alternative: String)
+final case class Unsupported(start: Int, feature: String, alternative: String, line: Int = 0, column: Int = 0)

@@ -3,7 +3,7 @@ package io.overjoin.parser
 import scala.collection.mutable.ArrayBuffer
 
 import io.overjoin.catalyst.{JoinWindow, RangeFrame}
-import io.overjoin.errors.OverjoinErrors
+import io.overjoin.errors.{OverjoinErrors, SqlPosition}
 
 /**
  * overjoin's structural parser. It reads a statement's tokens, finds every query block (a
@@ -188,14 +188,19 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     if (b.dialect) {
       val id = blocks.size
       val inputs = b.inputs.map { in =>
+        val pos = SqlPosition.of(sql, in.relStart, in.relEnd)
         StreamInput(in.relStart, in.relEnd, in.source, in.alias, in.window.getOrElse(JoinWindow.CurrentRow),
-          in.windowStart, in.streamKeyword)
+          in.windowStart, in.streamKeyword, pos.line, pos.column)
       }.toSeq
       val names = inputs.map(_.name.toLowerCase).toSet
       val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
         Seq((clauseEnd, windowIdx), (windowEnd, end))
       val refs = exprRanges.flatMap { case (f, t) => rowtimeRefs(f, t, names, listStart, fromIdx) }
-      blocks += StreamBlock(id, tokens(sel).start, selectStream, inputs, b.joins.toSeq, refs, b.unsupported.toSeq)
+      val unsupported = b.unsupported.toSeq.map { u =>
+        val pos = SqlPosition.of(sql, u.start, u.start)
+        u.copy(line = pos.line, column = pos.column)
+      }
+      blocks += StreamBlock(id, tokens(sel).start, selectStream, inputs, b.joins.toSeq, refs, unsupported)
       blockBlanks(id) = b.blanks.toSeq
     }
 
