@@ -524,20 +524,24 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     }
   }
 
-  private def rangeBound(i: Int, to: Int, input: String): (Bound, Int) = {
-    if (i >= to) syntax(i, "INTERVAL ... PRECEDING or CURRENT ROW", atEnd = true)
+  /** `CURRENT ROW`, or the error for `UNBOUNDED`, as RANGE and ROWS frames share them; None otherwise. */
+  private def currentRowOrUnbounded(i: Int, to: Int, expected: String, input: String): Option[(Bound, Int)] = {
+    if (i >= to) syntax(i, expected, atEnd = true)
     val t = tokens(i)
     if (t.isWord("CURRENT")) {
       if (!(i + 1 < to && tokens(i + 1).isWord("ROW"))) syntax(i + 1, "ROW after CURRENT", atEnd = i + 1 >= to)
-      (Current, i + 2)
+      Some((Current, i + 2))
     } else if (t.isWord("UNBOUNDED")) {
       throw OverjoinErrors.parse("OVERJOIN_WINDOW_UNBOUNDED", sql, t.start, t.end, "input" -> input)
-    } else {
+    } else None
+  }
+
+  private def rangeBound(i: Int, to: Int, input: String): (Bound, Int) =
+    currentRowOrUnbounded(i, to, "INTERVAL ... PRECEDING or CURRENT ROW", input).getOrElse {
       val (micros, next) = parseDuration(i, to, input)
       directionOf(next, to, input)
       (Preceding(micros, i), next + 1)
     }
-  }
 
   private def directionOf(i: Int, to: Int, input: String): Unit = {
     if (i < to && tokens(i).isWord("FOLLOWING")) {
@@ -547,15 +551,9 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
   }
 
   private def parseRows(from: Int, to: Int, input: String): (io.overjoin.catalyst.JoinFrame, Int) = {
-    def bound(i: Int): (Bound, Int) = {
-      if (i >= to) syntax(i, "a row count PRECEDING or CURRENT ROW", atEnd = true)
+    def bound(i: Int): (Bound, Int) = currentRowOrUnbounded(i, to, "a row count PRECEDING or CURRENT ROW", input).getOrElse {
       val t = tokens(i)
-      if (t.isWord("CURRENT")) {
-        if (!(i + 1 < to && tokens(i + 1).isWord("ROW"))) syntax(i + 1, "ROW after CURRENT", atEnd = i + 1 >= to)
-        (Current, i + 2)
-      } else if (t.isWord("UNBOUNDED")) {
-        throw OverjoinErrors.parse("OVERJOIN_WINDOW_UNBOUNDED", sql, t.start, t.end, "input" -> input)
-      } else if (t.isSymbol("-") && i + 1 < to && tokens(i + 1).kind == TokenKind.Number) {
+      if (t.isSymbol("-") && i + 1 < to && tokens(i + 1).kind == TokenKind.Number) {
         throw OverjoinErrors.parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", sql, t.start, tokens(i + 1).end,
           "input" -> input, "size" -> ("-" + tokens(i + 1).text))
       } else if (t.kind == TokenKind.Number && t.text.forall(_.isDigit)) {
