@@ -33,6 +33,7 @@ jar: $(PY)
 ## bench: run the benchmarks (not part of the tests); results go to bench/RESULTS.md.
 bench: install
 	$(PY) bench/bench_validate.py
+	$(PY) bench/bench_join.py
 
 clean:
 	rm -rf $(VENV) build dist python/overjoin/jars python/*.egg-info .pytest_cache

@@ -276,9 +276,11 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
             None, math.min(a.widthMicros, b.widthMicros))
           // Matched: the first moment both rows are in their windows. Null-padded: the moment the
           // last possible match left the preserved row's window.
-          val rowtime = CaseWhen(Seq(
-            And(a.present, b.present) -> Greatest(Seq(a.start, b.start)),
-            a.present -> a.end), Some(b.end))
+          val matched = Greatest(Seq(a.start, b.start))
+          val rowtime = tpe match {
+            case _: InnerLike => matched // both sides are always there
+            case _ => CaseWhen(Seq(And(a.present, b.present) -> matched, a.present -> a.end), Some(b.end))
+          }
           // With the constant key a CROSS join is an inner join, which Spark can stream.
           val joinType = if (keyCond.isDefined && tpe == Cross) Inner else tpe
           (Join(lp, rp, joinType, Some(newCond), hint), Some(life), Some(rowtime))

@@ -1,0 +1,377 @@
+"""A small, deliberately naive model of SEMANTICS.md sections 1-4, for differential tests.
+
+Everything here is pure Python and written to be checked line by line against the contract; it
+tries every pair of rows and never optimises. Each rule carries the SEMANTICS.md section it
+implements.
+
+Vocabulary:
+
+* An :class:`Input` is one join input: an alias, its rows *in arrival order*, the name of its
+  rowtime column (section 1) and its :class:`Window` (section 2).
+* :func:`life_interval` gives a row's life interval ``L(x)`` (section 3) as an :class:`Interval`.
+* :func:`evaluate` joins the inputs left-deep with a list of :class:`Join` (section 4) and returns
+  :class:`Out` rows: the output ``ROWTIME`` plus ``{alias: row or None}``.
+* :func:`as_tuples` / :func:`multiset` turn outputs into comparable tuples.
+
+Decisions the contract leaves to the implementation, taken as the JVM takes them:
+
+* A row whose rowtime is NULL is in no window at any time (docs/semantics.md): it never matches,
+  it is never emitted (not even null-padded by an outer join) and it does not count as a "later
+  row" for a ROWS window. The JVM filters such rows out before the join.
+* A row whose life interval is empty (possible only with ROWS windows: ``ROWS CURRENT ROW`` and a
+  later row with the same rowtime gives ``[t, t)``) never matches. An outer join still keeps it
+  null-padded, like any unmatched row, with ``ROWTIME = end L(x)``.
+
+Typical use::
+
+    a = Input("a", rows_a, "rowtime", Window.range(timedelta(seconds=10)))
+    b = Input("b", rows_b, "rowtime")                         # RANGE CURRENT ROW
+    out = evaluate([a, b], [Join("LEFT", equi("a", "k", "b", "k"))])
+    as_tuples(out, ["a", "b"])   # [(ROWTIME, a.id, b.id), ...] sorted
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+__all__ = [
+    "CURRENT_ROW",
+    "Condition",
+    "Env",
+    "Input",
+    "Interval",
+    "Join",
+    "Out",
+    "Row",
+    "Window",
+    "and_",
+    "as_tuples",
+    "col",
+    "equi",
+    "evaluate",
+    "life_interval",
+    "life_intervals",
+    "multiset",
+    "sort_key",
+    "sql_eq",
+]
+
+Row = dict[str, Any]
+"""One input row: column name -> value; ``None`` is SQL NULL."""
+
+Env = Mapping[str, Optional[Row]]
+"""What a join condition sees: every alias joined so far -> its row, or None when null-padded."""
+
+Condition = Callable[[Env], Optional[bool]]
+"""A join condition in SQL's three-valued logic: True, False or None (NULL, which is not true)."""
+
+JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "CROSS")
+
+
+# ------------------------------------------------------------------------------------------------
+# Section 2: windows
+
+
+@dataclass(frozen=True)
+class Window:
+    """The window of one join input (SEMANTICS.md section 2).
+
+    * ``kind="RANGE"``: ``RANGE BETWEEN a PRECEDING AND b PRECEDING`` with ``a >= b >= 0``
+      (timedeltas). ``RANGE INTERVAL 'n' PRECEDING`` is ``a=n, b=0``; ``RANGE CURRENT ROW`` is
+      ``a=b=0``. ``partition_by`` makes no difference to a RANGE window.
+    * ``kind="ROWS"``: ``ROWS n PRECEDING`` (the ``n + 1`` latest rows), ``a=n`` an int; ``b`` is
+      unused. ``ROWS CURRENT ROW`` is ``n=0``. Rows are counted per ``partition_by`` columns.
+    """
+
+    kind: str
+    a: timedelta | int
+    b: timedelta = timedelta(0)
+    partition_by: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind == "RANGE":
+            if not (isinstance(self.a, timedelta) and isinstance(self.b, timedelta)):
+                raise TypeError("a RANGE window's a and b are timedeltas")
+            if not self.a >= self.b >= timedelta(0):
+                raise ValueError(f"a RANGE window needs a >= b >= 0, got a={self.a}, b={self.b}")
+        elif self.kind == "ROWS":
+            if isinstance(self.a, bool) or not isinstance(self.a, int) or self.a < 0:
+                raise ValueError(f"a ROWS window needs an int n >= 0, got {self.a!r}")
+        else:
+            raise ValueError(f"window kind is RANGE or ROWS, not {self.kind!r}")
+
+    @staticmethod
+    def range(a: timedelta, b: timedelta = timedelta(0)) -> Window:
+        """``RANGE BETWEEN a PRECEDING AND b PRECEDING`` (``b=0``: ``RANGE a PRECEDING``)."""
+        return Window("RANGE", a, b)
+
+    @staticmethod
+    def rows(n: int, partition_by: Sequence[str] = ()) -> Window:
+        """``[PARTITION BY ...] ROWS n PRECEDING``."""
+        return Window("ROWS", n, partition_by=tuple(partition_by))
+
+
+CURRENT_ROW = Window("RANGE", timedelta(0))
+"""``RANGE CURRENT ROW``: what an input without ``OVER`` gets (section 2)."""
+
+
+@dataclass
+class Input:
+    """One join input (section 1). ``rows`` are in arrival order; ``rowtime`` names the column."""
+
+    name: str
+    rows: list[Row]
+    rowtime: str
+    window: Window = CURRENT_ROW
+
+
+@dataclass
+class Join:
+    """One join step of a left-deep join: ``<everything before> <kind> JOIN <next input> ON on``.
+
+    ``on`` gets ``{alias: row or None}`` for every alias joined so far, the new input included, and
+    answers in three-valued logic: only ``True`` matches. ``on=None`` is ``TRUE`` (CROSS, comma).
+    """
+
+    kind: str
+    on: Condition | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in JOIN_KINDS:
+            raise ValueError(f"join kind is one of {JOIN_KINDS}, not {self.kind!r}")
+        if self.kind == "CROSS" and self.on is not None:
+            raise ValueError("a CROSS join has no condition")
+
+
+# ------------------------------------------------------------------------------------------------
+# Section 3: life intervals
+
+
+@dataclass(frozen=True)
+class Interval:
+    """``[start, end]`` when ``end_closed``, else ``[start, end)``; ``end=None`` means +infinity.
+
+    Starts are always included: a row enters its window at the start of its life interval.
+    """
+
+    start: datetime
+    end: datetime | None
+    end_closed: bool = True
+
+    def is_empty(self) -> bool:
+        if self.end is None:
+            return False
+        return self.start > self.end or (self.start == self.end and not self.end_closed)
+
+    def intersect(self, other: Interval) -> Interval:
+        """The common part (maybe empty): the later start, and the earlier end with its closedness."""
+        start = max(self.start, other.start)
+        if self.end is None:
+            return Interval(start, other.end, other.end_closed)
+        if other.end is None:
+            return Interval(start, self.end, self.end_closed)
+        if self.end < other.end:
+            return Interval(start, self.end, self.end_closed)
+        if other.end < self.end:
+            return Interval(start, other.end, other.end_closed)
+        return Interval(start, self.end, self.end_closed and other.end_closed)
+
+
+def _partition(row: Row, window: Window) -> tuple[Any, ...]:
+    # SQL PARTITION BY puts all NULLs of a column into one partition, as tuple equality does here.
+    return tuple(row[c] for c in window.partition_by)
+
+
+def life_interval(inp: Input, index: int) -> Interval | None:
+    """``L(x)`` of ``inp.rows[index]`` (section 3); None when its rowtime is NULL (in no window).
+
+    * RANGE a, b: ``[x.t + b, x.t + a]``, both ends included.
+    * ROWS n: ``[x.t, s.t)`` where ``s`` is the (n+1)-th row after ``x`` in the input's order
+      (rowtime, then arrival), counted within ``x``'s partition; ``[x.t, +inf)`` if there is none.
+    """
+    x = inp.rows[index]
+    t = x[inp.rowtime]
+    if t is None:
+        return None
+    w = inp.window
+    if w.kind == "RANGE":
+        return Interval(t + w.b, t + w.a, end_closed=True)
+    # ROWS: the input's order is (rowtime, arrival); rows without a rowtime are not in it.
+    same_partition = [
+        (r[inp.rowtime], i)
+        for i, r in enumerate(inp.rows)
+        if r[inp.rowtime] is not None and _partition(r, w) == _partition(x, w)
+    ]
+    order = sorted(same_partition)
+    position = order.index((t, index))
+    n = w.a
+    assert isinstance(n, int)
+    successor = position + n + 1
+    if successor < len(order):
+        s_t = order[successor][0]
+        return Interval(t, s_t, end_closed=False)
+    return Interval(t, None, end_closed=False)
+
+
+def life_intervals(inp: Input) -> list[Interval | None]:
+    """:func:`life_interval` of every row of ``inp``, in arrival order."""
+    return [life_interval(inp, i) for i in range(len(inp.rows))]
+
+
+# ------------------------------------------------------------------------------------------------
+# Section 4: join output
+
+
+@dataclass
+class Out:
+    """One output row: its ``ROWTIME`` and, per alias, the input row or None (null-padded)."""
+
+    rowtime: datetime
+    rows: dict[str, Row | None]
+
+
+@dataclass
+class _Partial:
+    """A row of a (partial) left-deep join: its rows, its life interval, and whether the last
+    join step that made it matched (True) or null-padded it (False)."""
+
+    rows: dict[str, Row | None]
+    life: Interval
+    matched: bool
+
+
+def evaluate(inputs: Sequence[Input], joins: Sequence[Join]) -> list[Out]:
+    """All output rows of ``inputs[0] joins[0] inputs[1] joins[1] inputs[2] ...`` (left-deep).
+
+    Section 4, step by step, for each join of the rows so far (``p``) with the next input (``y``):
+
+    * matched: ``on`` is true and ``L(p) ∩ L(y)`` is non-empty; the new row's life interval is
+      that intersection;
+    * LEFT/FULL: each ``p`` with no match, null-padded; its life interval stays ``L(p)``;
+    * RIGHT/FULL: each ``y`` with no match, null-padded; its life interval is ``L(y)``.
+
+    The output ``ROWTIME`` of a row matched by the last join is the start of its life interval
+    (the largest start of its rows); of a row null-padded by the last join, the end of its
+    (preserved side's) life interval, or, when that end is +infinity (a ROWS window that never
+    closed), the largest rowtime of any input.
+    """
+    if len(inputs) < 2 or len(joins) != len(inputs) - 1:
+        raise ValueError(f"{len(inputs)} inputs need {len(inputs) - 1} joins, got {len(joins)}")
+    names = [inp.name for inp in inputs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"aliases must differ: {names}")
+
+    lives = {inp.name: life_intervals(inp) for inp in inputs}
+    rowtimes = [r[inp.rowtime] for inp in inputs for r in inp.rows if r[inp.rowtime] is not None]
+    largest_rowtime = max(rowtimes) if rowtimes else None
+
+    first = inputs[0]
+    partials = [
+        _Partial({first.name: x}, life, matched=True)
+        for x, life in zip(first.rows, lives[first.name])
+        if life is not None  # NULL rowtime: in no window, no output at all
+    ]
+    for step, (join, right) in enumerate(zip(joins, inputs[1:])):
+        left_names = names[: step + 1]
+        right_rows = [(y, life) for y, life in zip(right.rows, lives[right.name]) if life is not None]
+        right_matched = [False] * len(right_rows)
+        joined: list[_Partial] = []
+        for p in partials:
+            p_matched = False
+            for j, (y, y_life) in enumerate(right_rows):
+                env = {**p.rows, right.name: y}
+                if join.on is not None and join.on(env) is not True:
+                    continue
+                both = p.life.intersect(y_life)
+                if both.is_empty():
+                    continue
+                joined.append(_Partial(env, both, matched=True))
+                p_matched = True
+                right_matched[j] = True
+            if not p_matched and join.kind in ("LEFT", "FULL"):
+                joined.append(_Partial({**p.rows, right.name: None}, p.life, matched=False))
+        if join.kind in ("RIGHT", "FULL"):
+            for (y, y_life), was_matched in zip(right_rows, right_matched):
+                if not was_matched:
+                    padded: dict[str, Row | None] = {n: None for n in left_names}
+                    padded[right.name] = y
+                    joined.append(_Partial(padded, y_life, matched=False))
+        partials = joined
+
+    out = []
+    for p in partials:
+        if p.matched:
+            rowtime = p.life.start
+        elif p.life.end is not None:
+            rowtime = p.life.end
+        else:
+            assert largest_rowtime is not None
+            rowtime = largest_rowtime
+        out.append(Out(rowtime, p.rows))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Conditions in SQL's three-valued logic
+
+
+def col(env: Env, alias: str, column: str) -> Any:
+    """``alias.column`` in a condition: NULL (None) when ``alias`` is null-padded."""
+    row = env.get(alias)
+    return None if row is None else row[column]
+
+
+def sql_eq(x: Any, y: Any) -> bool | None:
+    """SQL ``x = y``: NULL when either side is NULL (so NULL keys never match)."""
+    if x is None or y is None:
+        return None
+    return bool(x == y)
+
+
+def and_(*values: bool | None) -> bool | None:
+    """SQL ``AND``: false if any is false, else NULL if any is NULL, else true."""
+    if any(v is False for v in values):
+        return False
+    if any(v is None for v in values):
+        return None
+    return True
+
+
+def equi(left: str, left_column: str, right: str, right_column: str) -> Condition:
+    """The condition ``left.left_column = right.right_column``."""
+
+    def condition(env: Env) -> bool | None:
+        return sql_eq(col(env, left, left_column), col(env, right, right_column))
+
+    condition.__doc__ = f"{left}.{left_column} = {right}.{right_column}"
+    return condition
+
+
+# ------------------------------------------------------------------------------------------------
+# Comparing outputs
+
+
+def sort_key(value: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A key that sorts tuples holding None (NULL first) next to values of one type."""
+    return tuple((0,) if v is None else (1, v) for v in value)
+
+
+def as_tuples(outs: Sequence[Out], aliases: Sequence[str], column: str = "id") -> list[tuple[Any, ...]]:
+    """``[(ROWTIME, <alias>.column for each alias), ...]``, sorted (None for null-padded).
+
+    With a unique ``id`` per input row this identifies every output row exactly, so two sorted
+    lists are equal iff the outputs are equal as multisets.
+    """
+    tuples = [
+        (o.rowtime, *(None if o.rows.get(a) is None else o.rows[a][column] for a in aliases))
+        for o in outs
+    ]
+    return sorted(tuples, key=sort_key)
+
+
+def multiset(tuples: Sequence[tuple[Any, ...]]) -> Counter[tuple[Any, ...]]:
+    """The tuples as a multiset, for comparisons that ignore order but count duplicates."""
+    return Counter(tuples)
