@@ -57,3 +57,28 @@ def test_a_window_on_a_table_is_an_error(spark, products):
     with pytest.raises(AnalysisException, match="OJ112"):
         spark.sql("SELECT STREAM * FROM sales_w AS s JOIN products OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS p "
                   "ON s.product_id = p.id")
+
+
+LOOKUP = ("SELECT STREAM ROWTIME, transaction_id, product_id, product_name, price FROM {sales} AS s "
+          "{kind} JOIN products FOR SYSTEM_TIME AS OF PROCTIME() AS p ON s.product_id = p.id")
+
+
+def test_lookup_join_replay(spark, products):
+    # RisingWave's process-time temporal join (seed 003) is a join with a table: no window, and
+    # each row keeps its own rowtime, even when every input is a table.
+    spark.createDataFrame([(at(0), 1, 101), (at(60), 2, 102), (at(120), 3, 999)],
+                          "rowtime timestamp, transaction_id int, product_id int").createOrReplaceTempView("sales_t")
+    rows = sorted(tuple(r) for r in spark.sql(LOOKUP.format(sales="sales_t", kind="LEFT")).collect())
+    assert rows == [(at(0), 1, 101, "Product A", 25), (at(60), 2, 102, "Product B", 15), (at(120), 3, 999, None, None)]
+    rows = sorted(tuple(r) for r in spark.sql(LOOKUP.format(sales="sales_t", kind="")).collect())
+    assert rows == [(at(0), 1, 101, "Product A", 25), (at(60), 2, 102, "Product B", 15)]
+
+
+@pytest.mark.streaming
+def test_lookup_join_stream(spark, products):
+    sales = make_stream(spark, "sales_l", "rowtime timestamp, transaction_id int, product_id int")
+    batches = [{"sales_l": [{"rowtime": at(0), "transaction_id": 1, "product_id": 101}]},
+               {"sales_l": [{"rowtime": at(9), "transaction_id": 2, "product_id": 102}]}]
+    run = run_stream(spark, LOOKUP.format(sales="sales_l", kind=""), batches, {"sales_l": sales})
+    assert [[tuple(r) for r in b] for b in run.batches] == [[(at(0), 1, 101, "Product A", 25)],
+                                                            [(at(9), 2, 102, "Product B", 15)]]

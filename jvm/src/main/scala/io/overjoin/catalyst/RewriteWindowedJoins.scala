@@ -73,10 +73,11 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     }
     val windowed = root.child.collect { case w: WindowedInput => w }
     // Replay: over tables only, every input is treated as a stream and runs as a batch join.
-    val anyStream = windowed.exists(_.child.isStreaming)
+    val anyStream = windowed.exists(w => w.child.isStreaming && !w.input.lookup)
     val lateness = OverjoinConf.latenessMicros()
     OverjoinConf.checkEmitMode()
     val withInputs = root.child.transformUp {
+      case w: WindowedInput if w.input.lookup => tableInput(w)
       case w: WindowedInput if w.child.isStreaming || !anyStream => rowtimeInput(w, isStream = true, lateness)
       case w: WindowedInput => tableInput(w)
     }
@@ -121,6 +122,11 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
 
   /** A static input of a streaming query: a table, which has no window (SEMANTICS.md section 5). */
   private def tableInput(w: WindowedInput): TableInput = {
+    if (w.input.lookup && w.child.isStreaming) {
+      throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", "input" -> w.input.name,
+        "detail" -> ("FOR SYSTEM_TIME AS OF PROCTIME() looks rows up in a table, and this input is a stream: " +
+          "join the two streams with windows instead"))
+    }
     if (w.input.window.explicit) {
       val at = w.input.windowStart.map(_ => "OVER").getOrElse("WITHIN")
       throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", "input" -> w.input.name,

@@ -48,7 +48,8 @@ final case class StreamInput(
     windowStart: Option[Int],
     streamKeyword: Boolean,
     line: Int = 0,
-    column: Int = 0) {
+    column: Int = 0,
+    lookup: Boolean = false) {
   /** Where the input is in the user's text, for errors found after parsing. */
   def origin: org.apache.spark.sql.catalyst.trees.Origin =
     if (line <= 0) org.apache.spark.sql.catalyst.trees.Origin()

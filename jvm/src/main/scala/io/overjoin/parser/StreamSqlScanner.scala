@@ -190,7 +190,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       val inputs = b.inputs.map { in =>
         val pos = SqlPosition.of(sql, in.relStart, in.relEnd)
         StreamInput(in.relStart, in.relEnd, in.source, in.alias, in.window.getOrElse(JoinWindow.CurrentRow),
-          in.windowStart, in.streamKeyword, pos.line, pos.column)
+          in.windowStart, in.streamKeyword, pos.line, pos.column, lookup = in.lookup)
       }.toSeq
       val names = inputs.map(_.name.toLowerCase).toSet
       val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
@@ -355,8 +355,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
         b.dialect = true
         in.lookup = true
         b.blanks += ((u.start, tokens(j - 1).end))
-        b.unsupported += Unsupported(u.start, "FOR SYSTEM_TIME AS OF PROCTIME() lookup joins",
-          "they are planned; until then join the stream with the table without FOR SYSTEM_TIME.")
+        // A lookup join is a join with a table: the input keeps no window (SEMANTICS.md section 5).
         i = j
       } else if (u.isWord("WATERMARK") && i + 3 < to && isName(tokens(i + 1)) && tokens(i + 2).isWord("DELAY") &&
         tokens(i + 3).isWord("OF")) {
