@@ -154,6 +154,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
       case None =>
         child.output.find(_.metadata.contains(delayKey))
           .orElse(child.output.find(_.name.equalsIgnoreCase("ROWTIME")))
+          .orElse(input.asofTime.flatMap(c => child.output.find(_.name.equalsIgnoreCase(c))))
           .getOrElse(throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_NO_ROWTIME", "input" -> input.name,
             "source" -> input.source, "column" -> "ts"))
     }
@@ -216,7 +217,8 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
   private def frame(r: RowtimeInput): RangeFrame = r.input.window.frame.asInstanceOf[RangeFrame]
 
   private def finish(root: StreamJoinRoot): LogicalPlan = {
-    val (plan, _, rowtimeExpr) = build(root.child)
+    val asofRights = root.block.joins.filter(_.asof).map(j => root.block.inputs(j.rightIndex).start).toSet
+    val (plan, _, rowtimeExpr) = build(root.child, asofRights)
     val inputs = root.child.collect { case r: RowtimeInput => r }
     val rowtime = Alias(rowtimeExpr.getOrElse(
       throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN",
@@ -244,7 +246,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
    * with time conditions. Returns the plan, the life interval of its rows (None for tables) and
    * the ROWTIME its rows would have as the query's output (SEMANTICS.md section 4).
    */
-  private def build(plan: LogicalPlan): (LogicalPlan, Option[Life], Option[Expression]) = plan match {
+  private def build(plan: LogicalPlan, asof: Set[Int]): (LogicalPlan, Option[Life], Option[Expression]) = plan match {
     case r: RowtimeInput if r.isStream =>
       val f = frame(r)
       val life = Life(plus(r.rowtime, f.bMicros), plus(r.rowtime, f.aMicros), IsNotNull(r.rowtime),
@@ -255,13 +257,15 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     case t: TableInput =>
       (t.child, None, None)
     case p @ Project(_, child) =>
-      val (c, life, rowtime) = build(child)
+      val (c, life, rowtime) = build(child, asof)
       val rebuilt = p.copy(child = c)
       rebuilt.copyTagsFrom(p) // USING's hidden key columns live in a tag
       (rebuilt, life, rowtime)
+    case j @ Join(l, r, _, _, _) if inputStart(r).exists(asof.contains) =>
+      asofJoin(j, build(l, asof), build(r, asof))
     case Join(l, r, tpe, cond, hint) =>
-      val (lp0, ll0, lrt) = build(l)
-      val (rp0, rl0, rrt) = build(r)
+      val (lp0, ll0, lrt) = build(l, asof)
+      val (rp0, rl0, rrt) = build(r, asof)
       (ll0, rl0) match {
         case (Some(a0), Some(b0)) =>
           // A side that is itself a join gets one event-time column (Spark allows only one per
@@ -304,6 +308,71 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
         "combination" -> s"a ${other.nodeName} inside the FROM clause of a streaming join",
         "detail" -> "overjoin follows joins of relations and subqueries only",
         "alternative" -> "Move that part into a subquery or view and join the result.")
+  }
+
+  private def inputStart(p: LogicalPlan): Option[Int] = p match {
+    case r: RowtimeInput => Some(r.input.start)
+    case t: TableInput => Some(t.input.start)
+    case _ => None
+  }
+
+  /**
+   * `X ASOF [LEFT] JOIN Y ON <equalities> AND <one inequality>` over tables (SEMANTICS.md
+   * section 6): each `x` meets the one `y` whose time is closest to `x`'s in the allowed direction,
+   * ties going to the latest arrival; `ROWTIME = x.t`.
+   * {{{
+   *   Project [x.*, y.*]
+   *   +- Filter rank = 1
+   *      +- Window [row_number() OVER (PARTITION BY x_id ORDER BY y.t DESC, y_arrival DESC) AS rank]
+   *         +- Join Inner|LeftOuter, cond
+   *            :- Project [x.*, monotonically_increasing_id() AS x_id]
+   *            +- Project [y.*, monotonically_increasing_id() AS y_arrival]
+   * }}}
+   * A stream needs state Spark does not have (hold `x` until `Y`'s watermark rules out a closer `y`):
+   * not yet.
+   */
+  private def asofJoin(j: Join, left: (LogicalPlan, Option[Life], Option[Expression]),
+      right: (LogicalPlan, Option[Life], Option[Expression])): (LogicalPlan, Option[Life], Option[Expression]) = {
+    val (lp, ll, lrt) = left
+    val (rp, _, _) = right
+    if (lp.isStreaming || rp.isStreaming) {
+      throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> "ASOF JOIN on streams",
+        "alternative" -> "it runs over tables (replay); on streams it is planned.")
+    }
+    if (ll.isEmpty || ll.get.leaves.size != 1) {
+      throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> "ASOF JOIN after another join",
+        "alternative" -> "join one input ASOF another: put the other joins in a subquery.")
+    }
+    val cond = j.condition.getOrElse(throw OverjoinErrors.analysis("OVERJOIN_ASOF_CONDITION",
+      "input" -> "the right input", "equalities" -> "0", "inequalities" -> "0"))
+    val (l, r) = (j.left.outputSet, j.right.outputSet)
+    def on(e: Expression, side: AttributeSet) = e.references.nonEmpty && e.references.subsetOf(side)
+    // The inequality, as (y's expression, whether the closest y is the largest).
+    val (yTime, latestFirst) = splitConjunctivePredicates(cond).collectFirst {
+      case LessThanOrEqual(y, x) if on(y, r) && on(x, l) => (y, true)
+      case LessThan(y, x) if on(y, r) && on(x, l) => (y, true)
+      case GreaterThanOrEqual(x, y) if on(y, r) && on(x, l) => (y, true)
+      case GreaterThan(x, y) if on(y, r) && on(x, l) => (y, true)
+      case GreaterThanOrEqual(y, x) if on(y, r) && on(x, l) => (y, false)
+      case GreaterThan(y, x) if on(y, r) && on(x, l) => (y, false)
+      case LessThanOrEqual(x, y) if on(y, r) && on(x, l) => (y, false)
+      case LessThan(x, y) if on(y, r) && on(x, l) => (y, false)
+    }.getOrElse(throw OverjoinErrors.analysis("OVERJOIN_ASOF_CONDITION", "input" -> "the right input",
+      "equalities" -> "?", "inequalities" -> "0 comparing the two inputs"))
+    val xId = Alias(MonotonicallyIncreasingID(), "__overjoin_asof_x")()
+    val yArrival = Alias(MonotonicallyIncreasingID(), "__overjoin_asof_arrival")()
+    val (lx, ry) = (Project(lp.output :+ xId, lp), Project(rp.output :+ yArrival, rp))
+    val joinType = if (j.joinType == LeftOuter) LeftOuter else Inner
+    val joined = Join(lx, ry, joinType, Some(cond), j.hint)
+    val order = Seq(SortOrder(yTime, if (latestFirst) Descending else Ascending),
+      SortOrder(yArrival.toAttribute, Descending))
+    val rank = Alias(WindowExpression(RowNumber(),
+      WindowSpecDefinition(Seq(xId.toAttribute), order, SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow))),
+      "__overjoin_asof_rank")()
+    val ranked = Window(Seq(rank), Seq(xId.toAttribute), order, joined)
+    val closest = Project(lp.output ++ rp.output, Filter(EqualTo(rank.toAttribute, Literal(1)), ranked))
+    val x = ll.get.leaves.head._1
+    (closest, ll, Some(x.rowtime))
   }
 
   /**

@@ -49,7 +49,8 @@ final case class StreamInput(
     streamKeyword: Boolean,
     line: Int = 0,
     column: Int = 0,
-    lookup: Boolean = false) {
+    lookup: Boolean = false,
+    asofTime: Option[String] = None) {
   /** Where the input is in the user's text, for errors found after parsing. */
   def origin: org.apache.spark.sql.catalyst.trees.Origin =
     if (line <= 0) org.apache.spark.sql.catalyst.trees.Origin()

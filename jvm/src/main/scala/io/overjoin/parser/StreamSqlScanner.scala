@@ -114,6 +114,8 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     var windowFunction = false
     var watermark = false
     var asofRight = false
+    var asofTime: Option[String] = None
+    def name: String = alias.getOrElse(StreamInput(relStart, relEnd, source, None, JoinWindow.CurrentRow, None, false).name)
   }
 
   private def scanBlock(sel: Int, limit: Int): Int = {
@@ -190,7 +192,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       val inputs = b.inputs.map { in =>
         val pos = SqlPosition.of(sql, in.relStart, in.relEnd)
         StreamInput(in.relStart, in.relEnd, in.source, in.alias, in.window.getOrElse(JoinWindow.CurrentRow),
-          in.windowStart, in.streamKeyword, pos.line, pos.column, lookup = in.lookup)
+          in.windowStart, in.streamKeyword, pos.line, pos.column, lookup = in.lookup, asofTime = in.asofTime)
       }.toSeq
       val names = inputs.map(_.name.toLowerCase).toSet
       val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
@@ -255,7 +257,6 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
           b.dialect = true
           val w = words.find(_.isWord("ASOF")).get
           b.blanks += ((w.start, w.end))
-          b.unsupported += Unsupported(w.start, "ASOF JOIN", "it is planned; until then join with a window.")
         }
         val rightIndex = b.inputs.size
         if (asof) b.inputs.lastOption.flatMap(l => l.windowStart.map(ws => (l, ws))).foreach { case (l, ws) =>
@@ -268,10 +269,17 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
           val condEnd = findAtDepth0(i + 1, to)(k => endsCondition(k, to))
           b.onRanges += ((i + 1, condEnd))
           if (kind.startsWith("CROSS")) { val t = tokens(i); b.pending += (() => crossCondition(t)) }
-          if (asof) checkAsofCondition(i, condEnd, b.inputs(rightIndex).displayName)
+          if (asof) {
+            // The inequality's columns are the inputs' rowtimes when they declare none.
+            checkAsofCondition(i, condEnd, b.inputs(rightIndex).displayName).foreach { case (q, c) =>
+              Seq(b.inputs(rightIndex - 1), b.inputs(rightIndex)).find(_.name.equalsIgnoreCase(q))
+                .foreach(in => if (in.asofTime.isEmpty) in.asofTime = Some(c))
+            }
+          }
           i = condEnd
         } else if (i + 1 < to && tokens(i).isWord("USING") && tokens(i + 1).isSymbol("(")) {
           if (kind.startsWith("CROSS")) { val t = tokens(i); b.pending += (() => crossCondition(t)) }
+          if (asof) checkAsofCondition(i, i, b.inputs(rightIndex).displayName)
           i = close(i + 1, to) + 1
         }
         if (i < to && isWithinClause(i, to)) {
@@ -602,7 +610,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
   }
 
   /** ASOF: at least one `=` and exactly one of `<`, `<=`, `>`, `>=` among the AND-ed terms of ON. */
-  private def checkAsofCondition(onIdx: Int, end: Int, input: String): Unit = {
+  private def checkAsofCondition(onIdx: Int, end: Int, input: String): Seq[(String, String)] = {
     val terms = ArrayBuffer.empty[(Int, Int)]
     var s = onIdx + 1
     var i = s
@@ -629,6 +637,15 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       throw OverjoinErrors.parse("OVERJOIN_ASOF_CONDITION", sql, on.start, on.end,
         "input" -> input, "equalities" -> equalities.toString, "inequalities" -> inequalities.toString)
     }
+    // `q.c` operands of the inequality, as (qualifier, column).
+    terms.toSeq.zip(kinds).collect {
+      case ((f, t), ops) if ops.exists(o => Set("<", "<=", ">", ">=").contains(o)) =>
+        (f until t - 2).collect {
+          case k if isName(tokens(k)) && tokens(k + 1).isSymbol(".") && isName(tokens(k + 2)) &&
+            !(k > f && tokens(k - 1).isSymbol(".")) && !(k + 3 < t && tokens(k + 3).isSymbol(".")) =>
+            (tokens(k).identifier, tokens(k + 2).identifier)
+        }
+    }.flatten
   }
 
   /**
