@@ -3,6 +3,7 @@ package io.overjoin.catalyst
 import java.util.UUID
 
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.aggregate.Max
 import org.apache.spark.sql.catalyst.plans.{Cross, Inner, InnerLike, JoinType, LeftOuter, NaturalJoin, RightOuter, UsingJoin, FullOuter}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -163,9 +164,10 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
       case other => throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_ROWTIME_NOT_TIMESTAMP", "column" -> rowtime.name,
         "input" -> source, "type" -> other.sql)
     }
-    if (!w.input.window.frame.isInstanceOf[RangeFrame]) {
-      throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> s"The ROWS window of $source",
-        "alternative" -> "ROWS windows are planned; until then use a RANGE window.")
+    if (w.input.window.frame.isInstanceOf[RowsFrame] && child.isStreaming) {
+      throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_UNSUPPORTED_SYNTAX",
+        "feature" -> s"The ROWS window of stream $source",
+        "alternative" -> "ROWS windows run over tables (replay); on streams they are planned: use a RANGE window.")
     }
     if (w.input.window.partitionBy.nonEmpty) {
       // A RANGE window is the same per partition: the rows in it depend on time only.
@@ -192,7 +194,34 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     } else child
     val rt = watermarked.output.find(_.exprId == rowtime.exprId).get
     // A row without a rowtime is in no window at any time: it can neither match nor be emitted.
-    RowtimeInput(w.block, input, rt, isStream, Filter(IsNotNull(rt), watermarked))
+    val present = Filter(IsNotNull(rt), watermarked)
+    input.window.frame match {
+      case RowsFrame(n) => rowsInput(w, rt, n, present)
+      case _ => RowtimeInput(w.block, input, rt, isStream, present)
+    }
+  }
+
+  /**
+   * A ROWS window over a table: row `x`'s life interval is `[x.t, s.t)`, `s` the `(n+1)`-th row
+   * after `x` in (rowtime, arrival) order, per partition (SEMANTICS.md section 3). Arrival is the
+   * table's row order.
+   * {{{
+   *   Window [lead(t, n + 1) OVER (PARTITION BY ... ORDER BY t, arrival) AS rows_end]
+   *   +- Project [*, monotonically_increasing_id() AS arrival]
+   * }}}
+   */
+  private def rowsInput(w: WindowedInput, rt: Attribute, n: Long, child: LogicalPlan): RowtimeInput = {
+    val parser = SparkSession.active.sessionState.sqlParser
+    val partition = w.input.window.partitionBy.map(parser.parseExpression)
+    val arrival = Alias(MonotonicallyIncreasingID(), "__overjoin_arrival")()
+    val withArrival = Project(child.output :+ arrival, child)
+    val order = Seq(SortOrder(rt, Ascending), SortOrder(arrival.toAttribute, Ascending))
+    val lead = Lead(rt, Literal((n + 1).toInt), Literal(null, rt.dataType), ignoreNulls = false)
+    val end = Alias(WindowExpression(lead, WindowSpecDefinition(partition, order, lead.frame)), RowsEndColumn)()
+    val windowed = Window(Seq(end), partition, order, withArrival)
+    val endAttr = AttributeReference(RowsEndColumn, rt.dataType, nullable = true)(exprId = end.exprId)
+    val plan = Project(child.output :+ endAttr, windowed)
+    RowtimeInput(w.block, w.input, rt, isStream = true, plan, rowsEnd = Some(endAttr))
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -216,6 +245,16 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
 
   private def frame(r: RowtimeInput): RangeFrame = r.input.window.frame.asInstanceOf[RangeFrame]
 
+  private def isRange(r: RowtimeInput): Boolean = r.rowsEnd.isEmpty
+
+  private def leafStart(r: RowtimeInput): Expression = if (isRange(r)) plus(r.rowtime, frame(r).bMicros) else r.rowtime
+
+  /** The end of a leaf's life interval, and whether the end is included (RANGE) or not (ROWS). */
+  private def leafEnd(r: RowtimeInput): (Expression, Boolean) =
+    if (isRange(r)) (plus(r.rowtime, frame(r).aMicros), true) else (r.rowsEnd.get, false)
+
+  private def widthOf(r: RowtimeInput): Long = if (isRange(r)) frame(r).aMicros - frame(r).bMicros else 0L
+
   private def finish(root: StreamJoinRoot): LogicalPlan = {
     val asofRights = root.block.joins.filter(_.asof).map(j => root.block.inputs(j.rightIndex).start).toSet
     val (plan, _, rowtimeExpr) = build(root.child, asofRights)
@@ -225,8 +264,16 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
         "combination" -> "a streaming query block without a stream input",
         "detail" -> "ROWTIME needs at least one stream", "alternative" -> "Join at least one stream.")),
       "ROWTIME")()
+    val rowtimeValue = if (inputs.exists(!isRange(_))) {
+      // SEMANTICS.md section 4: for a ROWS window that never closed in a finite input, ROWTIME is
+      // the largest rowtime of the inputs. Only a null-padded row's ROWTIME can be NULL here.
+      val largest = Greatest(inputs.map(r => ScalarSubquery(
+        Aggregate(Nil, Seq(Alias(Max(r.rowtime).toAggregateExpression(), "max_rowtime")()), r.child)): Expression))
+      Coalesce(Seq(rowtime.child, largest))
+    } else rowtime.child
+    val rowtimeCol = Alias(rowtimeValue, "ROWTIME")(exprId = rowtime.exprId)
     val visible = plan.output.filterNot(a => InternalColumns.contains(a.name))
-    val project = Project(rowtime +: visible, plan)
+    val project = Project(rowtimeCol +: visible, plan)
     // USING joins keep the merged-away key columns as hidden output (`sp.ticker` after
     // `USING (ticker)`); keep them reachable through the new projection.
     project.setTagValue(Project.hiddenOutputTag, plan.metadataOutput)
@@ -239,7 +286,8 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
 
   private val EventTimeColumn = "__overjoin_event_time"
   private val CrossKeyColumn = "__overjoin_cross_key"
-  private val InternalColumns = Set(EventTimeColumn, CrossKeyColumn)
+  private val RowsEndColumn = "__overjoin_rows_end"
+  private val InternalColumns = Set(EventTimeColumn, CrossKeyColumn, RowsEndColumn)
 
   /**
    * Rebuilds `plan` (a join tree of [[RowtimeInput]]s, maybe under Spark's USING projections)
@@ -248,9 +296,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
    */
   private def build(plan: LogicalPlan, asof: Set[Int]): (LogicalPlan, Option[Life], Option[Expression]) = plan match {
     case r: RowtimeInput if r.isStream =>
-      val f = frame(r)
-      val life = Life(plus(r.rowtime, f.bMicros), plus(r.rowtime, f.aMicros), IsNotNull(r.rowtime),
-        Seq(r -> false), None, f.aMicros - f.bMicros)
+      val life = Life(leafStart(r), leafEnd(r)._1, IsNotNull(r.rowtime), Seq(r -> false), None, widthOf(r))
       (r.child, Some(life), Some(life.start))
     case r: RowtimeInput =>
       (r.child, None, None)
@@ -480,16 +526,27 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
    */
   private def intersects(a: Life, b: Life): Expression = {
     val pairs = for ((x, xn) <- a.leaves; (y, yn) <- b.leaves) yield {
-      val (fx, fy) = (frame(x), frame(y))
-      val test = And(
-        LessThanOrEqual(plus(x.rowtime, fx.bMicros - fy.aMicros), y.rowtime),
-        LessThanOrEqual(y.rowtime, plus(x.rowtime, fx.aMicros - fy.bMicros)))
+      val test = if (isRange(x) && isRange(y)) {
+        val (fx, fy) = (frame(x), frame(y))
+        And(
+          LessThanOrEqual(plus(x.rowtime, fx.bMicros - fy.aMicros), y.rowtime),
+          LessThanOrEqual(y.rowtime, plus(x.rowtime, fx.aMicros - fy.bMicros)))
+      } else {
+        // A ROWS interval is half-open and may be empty or never end (NULL end): exact, unshaped
+        // conditions, which only replay needs.
+        def startsBefore(s: Expression, end: (Expression, Boolean)): Expression = end match {
+          case (e, true) => LessThanOrEqual(s, e)
+          case (e, false) => Or(IsNull(e), LessThan(s, e))
+        }
+        val nonEmpty = Seq(x, y).filterNot(isRange).map(r => startsBefore(r.rowtime, leafEnd(r)))
+        (Seq(startsBefore(leafStart(x), leafEnd(y)), startsBefore(leafStart(y), leafEnd(x))) ++ nonEmpty).reduce(And)
+      }
       val skip = Seq(xn -> x.rowtime, yn -> y.rowtime).collect { case (true, t) => IsNull(t): Expression }
       if (skip.isEmpty) test else Or(skip.reduce(Or), test)
     }
     // start(a) <= end(b) and start(b) <= end(a), with end <= start + width, in event-time terms.
     def bounds(side: Life, other: Life): Seq[Expression] = side.eventTime.toSeq.flatMap { e =>
-      other.leaves.collect { case (y, false) =>
+      other.leaves.collect { case (y, false) if isRange(y) =>
         val fy = frame(y)
         Seq(LessThanOrEqual(e, plus(y.rowtime, fy.aMicros)),
           LessThanOrEqual(plus(y.rowtime, fy.bMicros - side.widthMicros), e))

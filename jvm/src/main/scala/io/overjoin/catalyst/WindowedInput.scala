@@ -30,10 +30,11 @@ case class WindowedInput(block: Int, input: StreamInput, child: LogicalPlan) ext
 /**
  * A join input whose rowtime is known (`rowtime`, an attribute of `child`'s output) and, for a
  * stream, whose watermark is set. `isStream` is false for a static input of a query that also reads
- * streams (a table: SEMANTICS.md section 5); in replay every input counts as a stream.
+ * streams (a table: SEMANTICS.md section 5); in replay every input counts as a stream. For a ROWS
+ * window, `rowsEnd` is the column that ends each row's life interval (NULL while it never closes).
  */
 case class RowtimeInput(block: Int, input: StreamInput, rowtime: Attribute, isStream: Boolean,
-    child: LogicalPlan) extends UnaryNode {
+    child: LogicalPlan, rowsEnd: Option[Attribute] = None) extends UnaryNode {
   override def output: Seq[Attribute] = child.output
   override def simpleString(maxFields: Int): String =
     s"RowtimeInput ${input.name} rowtime=${rowtime.name} ${input.window.sql}${if (isStream) "" else " (table)"}"

@@ -1,0 +1,82 @@
+"""ROWS windows over tables (SEMANTICS.md sections 2-4), against the reference model.
+
+A row's life interval is `[x.t, s.t)` with `s` the `(n+1)`-th later row of its input (per
+partition under PARTITION BY); a null-padded row whose window never closed gets the largest rowtime
+of the inputs. Generated cases reuse the RANGE generator's inputs and joins with ROWS windows.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import replace
+
+import pytest
+from pyspark.errors import AnalysisException
+
+from tests.generators import SCHEMA, Case, describe, random_case
+from tests.reference_model import Window, multiset
+
+SEEDS = range(int(os.environ.get("OVERJOIN_ROWS_SEEDS", "40")))
+
+
+def with_rows_windows(case: Case) -> Case:
+    rng = random.Random(case.seed * 31 + 7)
+    windows, over = [], []
+    for w, o in zip(case.windows, case.over):
+        form = rng.choice(["keep", "rows", "rows", "partitioned", "current", "between"])
+        n = rng.randint(0, 3)
+        if form == "keep":
+            windows.append(w), over.append(o)
+        elif form == "rows":
+            windows.append(Window.rows(n)), over.append(f"ROWS {n} PRECEDING")
+        elif form == "partitioned":
+            windows.append(Window.rows(n, ("k",))), over.append(f"PARTITION BY k ROWS {n} PRECEDING")
+        elif form == "current":
+            windows.append(Window.rows(0)), over.append("ROWS CURRENT ROW")
+        else:
+            windows.append(Window.rows(n)), over.append(f"ROWS BETWEEN {n} PRECEDING AND CURRENT ROW")
+    return replace(case, windows=tuple(windows), over=tuple(over))
+
+
+def replay(spark, case: Case) -> list[tuple]:
+    for i, view in enumerate(case.views):
+        spark.createDataFrame(case.table_rows(i), SCHEMA).createOrReplaceTempView(view)
+    return [tuple(r) for r in spark.sql(case.sql).collect()]
+
+
+def never_emits(case: Case) -> bool:
+    """OJ116 (docs/syntax.md): an outer join whose kept side has only partitioned ROWS windows,
+    joined with an input that has a window (so could be a stream), is refused by both parsers."""
+    partitioned = [w.kind == "ROWS" and bool(w.partition_by) for w in case.windows]
+    windowed = [bool(o) for o in case.over]
+    for j, kind in enumerate(case.kinds):
+        left, right = list(range(j + 1)), [j + 1]
+        sides = {"LEFT": [(left, right)], "RIGHT": [(right, left)], "FULL": [(left, right), (right, left)]}
+        for kept, other in sides.get(kind, []):
+            if all(partitioned[i] for i in kept) and any(windowed[i] for i in other):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda s: f"seed_{s}")
+def test_rows_windows_match_the_reference_model(spark, seed):
+    from pyspark.errors import ParseException
+
+    case = with_rows_windows(random_case(seed))
+    if never_emits(case):
+        with pytest.raises(ParseException, match="OJ116"):
+            replay(spark, case)
+        return
+    actual = replay(spark, case)
+    if multiset(actual) != multiset(case.expected()):
+        pytest.fail(f"ROWS windows differ from the reference model (seed {seed}).\n{describe(case, actual)}")
+
+
+def test_rows_window_on_a_stream_is_refused(spark, tmp_path):
+    spark.createDataFrame([(1, 1, None)], SCHEMA).write.mode("overwrite").parquet(str(tmp_path / "s"))
+    spark.readStream.schema(SCHEMA).parquet(str(tmp_path / "s")).createOrReplaceTempView("rows_stream")
+    with pytest.raises(AnalysisException, match="OJ117"):
+        spark.sql("SELECT STREAM * FROM rows_stream OVER (ROWS 2 PRECEDING) AS a JOIN rows_stream AS b ON a.k = b.k")
+
+
