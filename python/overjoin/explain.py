@@ -14,7 +14,7 @@ window ``RANGE BETWEEN a PRECEDING AND b PRECEDING`` lives during ``[x.t + b, x.
 * ``x`` stays in state until the watermark passes ``x.t + a_X - b_Y``.
 
 ``ROWS`` windows, ``ASOF`` joins, ``FOR SYSTEM_TIME AS OF PROCTIME()`` and ``TUMBLE``/``HOP`` are
-described, but their Spark rewrite is not shown (the ``ROWS`` one is not available yet).
+described, but their Spark rewrite is not shown (a ``ROWS`` window has no interval join).
 """
 
 from __future__ import annotations
@@ -114,8 +114,9 @@ def _resolve(block: Block) -> None:
 def _not_rewritable(block: Block) -> str | None:
     for item in block.inputs:
         if item.window is not None and item.window.kind == "ROWS":
-            return (f"{item.display} has a ROWS window: its Spark rewrite is not available yet "
-                    "(life intervals end when later rows arrive, not at a fixed time).")  # fmt: skip
+            return (f"{item.display} has a ROWS window: its life intervals end when later rows arrive, "
+                    "not at a fixed time, so there is no interval join to show. Over tables overjoin "
+                    "computes each row's end with lead(rowtime, n + 1); streams are not supported yet.")  # fmt: skip
         if item.kind == "lookup":
             return (f"{item.display} is read FOR SYSTEM_TIME AS OF PROCTIME(): a lookup join; each "
                     "stream row joins the table as it is when the row is processed (ROWTIME = the "

@@ -73,7 +73,7 @@ def test_order_by_column_is_the_rowtime() -> None:
 def test_rows_window_is_described_not_rewritten() -> None:
     (result,) = explain("SELECT STREAM * FROM a OVER (PARTITION BY k ROWS 3 PRECEDING) AS x JOIN b ON x.k = b.k")
     assert result.spark_sql is None
-    assert "not available yet" in result.notes[0]
+    assert "no interval join to show" in result.notes[0]
     assert result.inputs[0].life == "[x.rowtime, s.rowtime) where s is the 4th later row of x (a) in its partition"
 
 
