@@ -2,9 +2,10 @@ package io.overjoin.catalyst
 
 import java.util.UUID
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.aggregate.Max
-import org.apache.spark.sql.catalyst.plans.{Cross, Inner, InnerLike, JoinType, LeftOuter, NaturalJoin, RightOuter, UsingJoin, FullOuter}
+import org.apache.spark.sql.catalyst.plans.{Cross, FullOuter, Inner, InnerLike, JoinType, LeftOuter, NaturalJoin, RightOuter, UsingJoin}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.Origin
@@ -12,12 +13,9 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{CalendarIntervalType, MetadataBuilder, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
 
-import org.apache.spark.sql.SparkSession
-
 import io.overjoin.config.OverjoinConf
-import io.overjoin.execution.LateRows
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.parser.StreamBlock
+import io.overjoin.execution.LateRows
 
 /**
  * Rewrites the FROM clause of a streaming-dialect query block into a join Spark can run as a
@@ -83,7 +81,6 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
       case w: WindowedInput => tableInput(w)
     }
     val inputs = withInputs.collect { case r: RowtimeInput => r }
-    val tables = withInputs.collect { case t: TableInput => t }
     val rowtimeNames = inputs.map(_.rowtime.name.toLowerCase).toSet
 
     val joined = withInputs.transformUp {
@@ -102,7 +99,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
         }
         j
     }
-    val byName = inputRowtimes(inputs) ++ tables.flatMap(t => t.rowtime.map(t.input.name.toLowerCase -> _))
+    val byName = inputRowtimes(withInputs)
     val bound = joined.transformUp {
       case j: Join => j.transformExpressions {
         case RowtimeReference(b, Some(q), _) if b == block.id && byName.contains(q.toLowerCase) => byName(q.toLowerCase)
@@ -118,8 +115,11 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
   private def describe(p: LogicalPlan): String =
     p.collect { case r: RowtimeInput => r.input.name; case t: TableInput => t.input.name }.mkString(" JOIN ")
 
-  private def inputRowtimes(inputs: Seq[RowtimeInput]): Map[String, Attribute] =
-    inputs.map(i => i.input.name.toLowerCase -> i.rowtime).toMap
+  /** Each input's rowtime by its name in lower case, for `o.ROWTIME`; tables only if they have one. */
+  private def inputRowtimes(plan: LogicalPlan): Map[String, Attribute] = plan.collect {
+    case r: RowtimeInput => Seq(r.input.name.toLowerCase -> r.rowtime)
+    case t: TableInput => t.rowtime.map(t.input.name.toLowerCase -> _).toSeq
+  }.flatten.toMap
 
   /** A static input of a streaming query: a table, which has no window (SEMANTICS.md section 5). */
   private def tableInput(w: WindowedInput): TableInput = {
@@ -133,10 +133,13 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
       throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", "input" -> w.input.name,
         "detail" -> s"it is a table (a static relation) joined with a stream, and tables have no window: drop its $at")
     }
-    val rowtime = w.child.output.find(_.metadata.contains(EventTimeWatermark.delayKey))
-      .orElse(w.child.output.find(_.name.equalsIgnoreCase("ROWTIME")))
-    TableInput(w.block, w.input, rowtime, w.child)
+    TableInput(w.block, w.input, declaredRowtime(w.child.output), w.child)
   }
+
+  /** Rules 2 and 3 of SEMANTICS.md section 1: the watermark column, else a column named ROWTIME. */
+  private def declaredRowtime(output: Seq[Attribute]): Option[Attribute] =
+    output.find(_.metadata.contains(EventTimeWatermark.delayKey))
+      .orElse(output.find(_.name.equalsIgnoreCase("ROWTIME")))
 
   /** Chooses the rowtime of one input (SEMANTICS.md section 1) and gives a stream its watermark. */
   private def rowtimeInput(w: WindowedInput, isStream: Boolean, latenessMicros: Long): RowtimeInput = {
@@ -153,8 +156,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
             "expression" -> s"${parts.mkString(".")}, which is not one of its columns (${child.output.map(_.name).mkString(", ")})")
         }
       case None =>
-        child.output.find(_.metadata.contains(delayKey))
-          .orElse(child.output.find(_.name.equalsIgnoreCase("ROWTIME")))
+        declaredRowtime(child.output)
           .orElse(input.asofTime.flatMap(c => child.output.find(_.name.equalsIgnoreCase(c))))
           .getOrElse(throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_NO_ROWTIME", "input" -> input.name,
             "source" -> input.source, "column" -> "ts"))
@@ -280,8 +282,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     // Built by hand: an Alias gives no typed attribute until Spark has resolved what it wraps.
     val rowtimeType = if (inputs.forall(_.rowtime.dataType == TimestampNTZType)) TimestampNTZType else TimestampType
     val attr = AttributeReference("ROWTIME", rowtimeType, nullable = true)(exprId = rowtime.exprId)
-    val tableRowtimes = root.child.collect { case t: TableInput => t }.flatMap(t => t.rowtime.map(t.input.name.toLowerCase -> _))
-    StreamJoinOutput(root.block.id, attr, inputRowtimes(inputs) ++ tableRowtimes, project)
+    StreamJoinOutput(root.block.id, attr, inputRowtimes(root.child), project)
   }
 
   private val EventTimeColumn = "__overjoin_event_time"
