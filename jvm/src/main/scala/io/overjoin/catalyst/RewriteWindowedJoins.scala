@@ -148,7 +148,11 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     val delayKey = EventTimeWatermark.delayKey
     val input = w.input
     val source = if (input.alias.isDefined) s"${input.name} (${input.source})" else input.source
-    val rowtime: Attribute = input.window.orderBy match {
+    val rowtime: Attribute = input.tvf.map(_.timeColumn) match {
+      case Some(col) => child.resolve(Seq(col), resolver).collect { case a: Attribute => a }.getOrElse(
+        throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_NO_ROWTIME", "input" -> input.name,
+          "source" -> input.source, "column" -> col))
+      case None => input.window.orderBy match {
       case Some(parts) =>
         child.resolve(parts, resolver) match {
           case Some(a: Attribute) => a
@@ -160,6 +164,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
           .orElse(input.asofTime.flatMap(c => child.output.find(_.name.equalsIgnoreCase(c))))
           .getOrElse(throw OverjoinErrors.analysisAt(w.input.origin, "OVERJOIN_NO_ROWTIME", "input" -> input.name,
             "source" -> input.source, "column" -> "ts"))
+      }
     }
     rowtime.dataType match {
       case TimestampType | TimestampNTZType =>
@@ -197,10 +202,30 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     val rt = watermarked.output.find(_.exprId == rowtime.exprId).get
     // A row without a rowtime is in no window at any time: it can neither match nor be emitted.
     val present = Filter(IsNotNull(rt), watermarked)
-    input.window.frame match {
-      case RowsFrame(n) => rowsInput(w, rt, n, present)
+    (input.tvf, input.window.frame) match {
+      case (Some(tvf), _) => windowFunctionInput(w, rt, tvf, present)
+      case (None, RowsFrame(n)) => rowsInput(w, rt, n, present)
       case _ => RowtimeInput(w.block, input, rt, isStream, present)
     }
+  }
+
+  /**
+   * `TUMBLE(s, ts, size)` / `HOP(s, ts, slide, size)` (SEMANTICS.md section 7): `s` with
+   * `window_start` and `window_end` added (one row per window it falls in, through Spark's own
+   * window function); its rows' ROWTIME is `window_end`.
+   * {{{
+   *   Project [s.*, window(ts, size, slide).start AS window_start, window(ts, size, slide).end AS window_end]
+   * }}}
+   */
+  private def windowFunctionInput(w: WindowedInput, rt: Attribute, tvf: io.overjoin.parser.WindowTvf,
+      child: LogicalPlan): RowtimeInput = {
+    val window = TimeWindow(rt, tvf.sizeMicros, tvf.slideMicros, 0L)
+    val start = Alias(GetStructField(window, 0, Some("start")), "window_start")()
+    val end = Alias(GetStructField(window, 1, Some("end")), "window_end")()
+    val endAttr = AttributeReference("window_end", rt.dataType, nullable = true)(exprId = end.exprId)
+    // Under the input's name, so that `s1.window_start` resolves as RisingWave writes it.
+    val named = SubqueryAlias(w.input.name, Project(child.output ++ Seq(start, end), child))
+    RowtimeInput(w.block, w.input, rt, isStream = true, named, windowEnd = Some(endAttr))
   }
 
   /**
@@ -245,15 +270,22 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     else TimestampAddInterval(t, Literal(new CalendarInterval(0, 0, micros), CalendarIntervalType),
       Some(SQLConf.get.sessionLocalTimeZone))
 
-  private def frame(r: RowtimeInput): RangeFrame = r.input.window.frame.asInstanceOf[RangeFrame]
+  /**
+   * The RANGE frame a leaf's time conditions are written with. A TUMBLE/HOP row meets rows of the
+   * same window, whose times are less than its size apart: that bound, implied by the user's
+   * window condition, lets Spark evict state.
+   */
+  private def frame(r: RowtimeInput): RangeFrame =
+    r.input.tvf.map(t => io.overjoin.catalyst.RangeFrame(t.sizeMicros, 0)).getOrElse(r.input.window.frame.asInstanceOf[RangeFrame])
 
   private def isRange(r: RowtimeInput): Boolean = r.rowsEnd.isEmpty
 
-  private def leafStart(r: RowtimeInput): Expression = if (isRange(r)) plus(r.rowtime, frame(r).bMicros) else r.rowtime
+  private def leafStart(r: RowtimeInput): Expression =
+    r.windowEnd.getOrElse(if (isRange(r)) plus(r.rowtime, frame(r).bMicros) else r.rowtime)
 
   /** The end of a leaf's life interval, and whether the end is included (RANGE) or not (ROWS). */
-  private def leafEnd(r: RowtimeInput): (Expression, Boolean) =
-    if (isRange(r)) (plus(r.rowtime, frame(r).aMicros), true) else (r.rowsEnd.get, false)
+  private def leafEnd(r: RowtimeInput): (Expression, Boolean) = r.windowEnd.map(e => (e: Expression, true))
+    .getOrElse(if (isRange(r)) (plus(r.rowtime, frame(r).aMicros), true) else (r.rowsEnd.get, false))
 
   private def widthOf(r: RowtimeInput): Long = if (isRange(r)) frame(r).aMicros - frame(r).bMicros else 0L
 

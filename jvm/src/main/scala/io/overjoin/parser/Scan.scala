@@ -50,7 +50,8 @@ final case class StreamInput(
     line: Int = 0,
     column: Int = 0,
     lookup: Boolean = false,
-    asofTime: Option[String] = None) {
+    asofTime: Option[String] = None,
+    tvf: Option[WindowTvf] = None) {
   /** Where the input is in the user's text, for errors found after parsing. */
   def origin: org.apache.spark.sql.catalyst.trees.Origin =
     if (line <= 0) org.apache.spark.sql.catalyst.trees.Origin()
@@ -80,3 +81,9 @@ final case class RowtimeRef(start: Int, qualifier: Option[String], spelling: Str
 
 /** A construct the parser accepts but this version cannot run yet; analysis reports it. */
 final case class Unsupported(start: Int, feature: String, alternative: String, line: Int = 0, column: Int = 0)
+
+/**
+ * A `TUMBLE(s, ts, size)` or `HOP(s, ts, slide, size)` input (SEMANTICS.md section 7): windows of
+ * `size` every `slide` microseconds over the time column `timeColumn`.
+ */
+final case class WindowTvf(kind: String, timeColumn: String, sizeMicros: Long, slideMicros: Long)

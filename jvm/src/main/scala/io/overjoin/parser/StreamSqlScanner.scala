@@ -115,6 +115,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     var watermark = false
     var asofRight = false
     var asofTime: Option[String] = None
+    var tvf: Option[WindowTvf] = None
     def name: String = alias.getOrElse(StreamInput(relStart, relEnd, source, None, JoinWindow.CurrentRow, None, false).name)
   }
 
@@ -192,7 +193,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       val inputs = b.inputs.map { in =>
         val pos = SqlPosition.of(sql, in.relStart, in.relEnd)
         StreamInput(in.relStart, in.relEnd, in.source, in.alias, in.window.getOrElse(JoinWindow.CurrentRow),
-          in.windowStart, in.streamKeyword, pos.line, pos.column, lookup = in.lookup, asofTime = in.asofTime)
+          in.windowStart, in.streamKeyword, pos.line, pos.column, lookup = in.lookup, asofTime = in.asofTime, tvf = in.tvf)
       }.toSeq
       val names = inputs.map(_.name.toLowerCase).toSet
       val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
@@ -323,6 +324,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       i += 1
     }
     val relStart = i
+    var tvf: Option[(WindowTvf, (Int, Int), Seq[(Int, Int)])] = None
     val t = tokens(i)
     if (t.isSymbol("(")) {
       i = close(i, to) + 1
@@ -332,16 +334,21 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       while (i + 1 < to && tokens(i).isSymbol(".") && isName(tokens(i + 1))) i += 2
       if (i < to && tokens(i).isSymbol("(")) {
         val fn = tokens(i - 1)
+        val c = close(i, to)
         if (fn.isWordIn(Set("TUMBLE", "HOP")) && i - 1 == relStart) {
           b.dialect = true
-          b.unsupported += Unsupported(fn.start, s"${fn.upper}(...) window joins",
-            "they are planned; until then join the inputs with OVER (RANGE ...) windows.")
+          tvf = Some(windowFunction(fn, i, c))
         }
-        i = close(i, to) + 1
+        i = c + 1
       }
     } else return -1
     val relEnd = tokens(math.min(i, to) - 1).end
-    val in = new InputBuilder(tokens(inputStart).start, relEnd, sql.substring(tokens(relStart).start, relEnd))
+    // TUMBLE(s, ts, size): only `s` is left for Spark's parser; its relation node starts there.
+    val nodeStart = tvf.map(_._2._1).getOrElse(tokens(inputStart).start)
+    val source = tvf.map { case (_, (f, e), _) => sql.substring(f, e) }.getOrElse(sql.substring(tokens(relStart).start, relEnd))
+    val in = new InputBuilder(nodeStart, relEnd, source)
+    in.tvf = tvf.map(_._1)
+    tvf.foreach { case (_, _, blanks) => b.blanks ++= blanks }
     in.streamKeyword = streamKw
     in.asofRight = asofRight
     in.windowFunction = tokens(relStart).isWordIn(Set("TUMBLE", "HOP")) && relStart + 1 < to && tokens(relStart + 1).isSymbol("(")
@@ -590,6 +597,36 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
   }
 
   private def tokenAt(offset: Int): Token = tokens.find(_.start == offset).get
+
+  /**
+   * `TUMBLE(s, ts, size)` / `HOP(s, ts, slide, size)` (RisingWave): the window, the offset of the
+   * relation `s`, and what to blank so that Spark's parser sees the relation alone.
+   */
+  private def windowFunction(fn: Token, open: Int, close: Int): (WindowTvf, (Int, Int), Seq[(Int, Int)]) = {
+    val args = splitAtCommas(open + 1, close)
+    val expected = if (fn.isWord("TUMBLE")) 3 else 4
+    if (args.size != expected) {
+      syntax(if (args.size < expected) close else args(expected)._1,
+        s"${fn.upper}(relation, time column, ${if (expected == 3) "size" else "slide, size"})")
+    }
+    val (relFrom, relTo) = args.head
+    if (!(relTo - relFrom == 1 || (relTo - relFrom) % 2 == 1) || !isName(tokens(relFrom))) {
+      syntax(relFrom, s"a table or stream name as the first argument of ${fn.upper}")
+    }
+    val (colFrom, colTo) = args(1)
+    if (colTo - colFrom != 1 || !isName(tokens(colFrom))) syntax(colFrom, "a time column name")
+    def micros(arg: (Int, Int)): Long = {
+      val (v, next) = parseDuration(arg._1, arg._2, fn.upper)
+      if (next != arg._2) syntax(next, "a comma or ')' after the duration")
+      if (v <= 0) throw OverjoinErrors.parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", sql, tokens(arg._1).start,
+        tokens(arg._2 - 1).end, "input" -> fn.upper, "size" -> sql.substring(tokens(arg._1).start, tokens(arg._2 - 1).end))
+      v
+    }
+    val (slide, size) = if (expected == 3) { val v = micros(args(2)); (v, v) } else (micros(args(2)), micros(args(3)))
+    val tvf = WindowTvf(fn.upper, tokens(colFrom).identifier, size, slide)
+    val blanks = Seq((fn.start, tokens(relFrom).start), (tokens(relTo - 1).end, tokens(close).end))
+    (tvf, (tokens(relFrom).start, tokens(relTo - 1).end), blanks)
+  }
 
   private def notAJoinInput(t: Token, input: String, detail: String): Nothing =
     throw OverjoinErrors.parse("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", sql, t.start, t.end, "input" -> input, "detail" -> detail)
