@@ -17,19 +17,55 @@ def at(s: int) -> dt.datetime:
     return dt.datetime(2024, 7, 1) + dt.timedelta(seconds=s)
 
 
-def test_ordered_emit_mode_is_refused_not_ignored(spark):
+def test_unknown_emit_mode_names_the_setting(spark):
     spark.createDataFrame([(at(0), 1, 1)], "rowtime timestamp, k int, id int").createOrReplaceTempView("em_a")
     spark.createDataFrame([(at(0), 1, 2)], "rowtime timestamp, k int, id int").createOrReplaceTempView("em_b")
     try:
-        spark.conf.set("spark.overjoin.emit", "ordered")
-        with pytest.raises(AnalysisException, match="OJ117"):
-            spark.sql(Q.format(a="em_a", b="em_b"))
         spark.conf.set("spark.overjoin.emit", "sometimes")
         with pytest.raises(AnalysisException, match="unordered"):
             spark.sql(Q.format(a="em_a", b="em_b"))
     finally:
         spark.conf.unset("spark.overjoin.emit")
     assert spark.sql(Q.format(a="em_a", b="em_b")).count() == 1
+
+
+def test_ordered_emit_sorts_replay_by_rowtime(spark):
+    spark.createDataFrame([(at(30), 1, 1), (at(0), 2, 2), (at(10), 3, 3)], "rowtime timestamp, k int, id int") \
+        .createOrReplaceTempView("or_a")
+    try:
+        spark.conf.set("spark.overjoin.emit", "ordered")
+        rows = spark.sql(Q.format(a="or_a", b="or_a")).collect()
+    finally:
+        spark.conf.unset("spark.overjoin.emit")
+    assert [r.ROWTIME for r in rows] == [at(0), at(10), at(30)]
+
+
+@pytest.mark.streaming
+def test_ordered_emit_releases_rows_in_rowtime_order_once_the_watermark_passes(spark):
+    # LEFT join: matched rows come out at once in the default mode, null-padded ones only after
+    # their window closed, so the default order is not ROWTIME order. Ordered mode holds rows
+    # until the watermark passes them and releases them sorted.
+    inputs = {"oe_a": make_stream(spark, "oe_a", "rowtime timestamp, k int, id int"),
+              "oe_b": make_stream(spark, "oe_b", "rowtime timestamp, k int, id int")}
+    sql = ("SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM oe_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
+           "LEFT JOIN oe_b AS b ON a.k = b.k")
+    batches = [
+        {"oe_a": [{"rowtime": at(0), "k": 1, "id": 1}, {"rowtime": at(2), "k": 2, "id": 2}],
+         "oe_b": [{"rowtime": at(5), "k": 1, "id": 10}]},
+        {"oe_a": [{"rowtime": at(20), "k": 3, "id": 3}], "oe_b": [{"rowtime": at(20), "k": 3, "id": 11}]},
+        {"oe_a": [{"rowtime": at(40), "k": 9, "id": 4}], "oe_b": [{"rowtime": at(40), "k": 8, "id": 12}]},
+    ]
+    try:
+        spark.conf.set("spark.overjoin.emit", "ordered")
+        run = run_stream(spark, sql, batches, inputs)
+    finally:
+        spark.conf.unset("spark.overjoin.emit")
+    got = [(r.ROWTIME, r.aid, r.bid) for r in run.rows]
+    # (5 s, 1, 10) matched; (12 s, 2, NULL) padded at 2 + 10 s; (20 s, 3, 11) matched.
+    assert got == [(at(5), 1, 10), (at(12), 2, None), (at(20), 3, 11)]
+    assert got == sorted(got, key=lambda r: r[0])
+    # Nothing was released before the watermark had passed it: the 20 s match waited for 40 s.
+    assert [len(b) for b in run.batches] == [0, 1, 2]
 
 
 def test_bad_lateness_names_the_setting(spark):

@@ -8,14 +8,14 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Max
 import org.apache.spark.sql.catalyst.plans.{Cross, FullOuter, Inner, InnerLike, JoinType, LeftOuter, NaturalJoin, RightOuter, UsingJoin}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.catalyst.trees.Origin
+import org.apache.spark.sql.catalyst.trees.{Origin, TreeNodeTag}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{CalendarIntervalType, MetadataBuilder, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
 
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.execution.LateRows
+import io.overjoin.execution.{LateRows, OrderedEmit}
 
 /**
  * Rewrites the FROM clause of a streaming-dialect query block into a join Spark can run as a
@@ -47,11 +47,33 @@ import io.overjoin.execution.LateRows
 object RewriteWindowedJoins extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
-    plan.transformUp {
+    val rewritten = plan.transformUp {
       case root @ StreamJoinRoot(_, false, child) if inputsResolved(child) => prepare(root)
       case root @ StreamJoinRoot(_, true, child) if child.resolved => finish(root)
       case p if !p.isInstanceOf[StreamJoinRoot] && hasRowtimeReference(p) => bindReferences(p)
     }
+    orderedEmit(rewritten)
+  }
+
+  private val OrderedTag = TreeNodeTag[Boolean]("overjoin.orderedEmit")
+
+  /**
+   * `spark.overjoin.emit = ordered`: once the whole query is resolved, release its rows in ROWTIME
+   * order (see [[OrderedEmit]]). Done inside the resolution batch so that Spark resolves the
+   * encoders of the operator it adds.
+   */
+  private def orderedEmit(plan: LogicalPlan): LogicalPlan = {
+    if (!plan.resolved || plan.isInstanceOf[Command] || plan.exists(_.getTagValue(OrderedTag).isDefined)) return plan
+    val outputs = plan.collect { case o: StreamJoinOutput => o }
+    if (outputs.isEmpty || !OverjoinConf.orderedEmit()) return plan
+    val rowtime = plan.output.find(a => outputs.exists(_.rowtime.exprId == a.exprId))
+      .orElse(plan.output.find(_.name.equalsIgnoreCase("ROWTIME")))
+      .getOrElse(throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX",
+        "feature" -> s"${OverjoinConf.Emit} = ordered without ROWTIME in the query's output",
+        "alternative" -> "select ROWTIME: rows are released in its order."))
+    val ordered = OrderedEmit(plan, rowtime)
+    ordered.setTagValue(OrderedTag, true)
+    ordered
   }
 
   private def inputsResolved(plan: LogicalPlan): Boolean =
@@ -74,7 +96,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
     // Replay: over tables only, every input is treated as a stream and runs as a batch join.
     val anyStream = windowed.exists(w => w.child.isStreaming && !w.input.lookup)
     val lateness = OverjoinConf.latenessMicros()
-    OverjoinConf.checkEmitMode()
+    OverjoinConf.orderedEmit() // an unknown emit mode fails here, before anything runs
     val withInputs = root.child.transformUp {
       case w: WindowedInput if w.input.lookup => tableInput(w)
       case w: WindowedInput if w.child.isStreaming || !anyStream => rowtimeInput(w, isStream = true, lateness)

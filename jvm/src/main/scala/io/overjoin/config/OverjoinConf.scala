@@ -27,16 +27,11 @@ object OverjoinConf {
   val Emit = "spark.overjoin.emit"
   val EmitDefault = "unordered"
 
-  /**
-   * The emit mode. `ordered` is part of the contract but not implemented yet: it is refused rather
-   * than silently ignored, so no query believes its output is ordered when it is not.
-   */
-  def checkEmitMode(conf: SQLConf = SQLConf.get): Unit = {
+  /** True for `spark.overjoin.emit = ordered`; an unknown value is an error that names the setting. */
+  def orderedEmit(conf: SQLConf = SQLConf.get): Boolean = {
     conf.getConfString(Emit, EmitDefault).trim.toLowerCase match {
-      case "unordered" =>
-      case "ordered" => throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX",
-        "feature" -> s"$Emit = ordered (rows released in ROWTIME order)",
-        "alternative" -> s"unset $Emit (rows are then emitted as soon as they are known) and sort downstream.")
+      case "unordered" => false
+      case "ordered" => true
       case other => throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX",
         "feature" -> s"$Emit = '$other'", "alternative" -> s"$Emit takes 'unordered' (the default) or 'ordered'.")
     }
