@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from contextlib import contextmanager
 
 import pytest
 from pyspark.errors import AnalysisException
@@ -17,26 +18,29 @@ def at(s: int) -> dt.datetime:
     return dt.datetime(2024, 7, 1) + dt.timedelta(seconds=s)
 
 
+@contextmanager
+def setting(spark, key: str, value: str):
+    """A session setting for the duration of a block, unset afterwards."""
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        spark.conf.unset(key)
+
+
 def test_unknown_emit_mode_names_the_setting(spark):
     spark.createDataFrame([(at(0), 1, 1)], "rowtime timestamp, k int, id int").createOrReplaceTempView("em_a")
     spark.createDataFrame([(at(0), 1, 2)], "rowtime timestamp, k int, id int").createOrReplaceTempView("em_b")
-    try:
-        spark.conf.set("spark.overjoin.emit", "sometimes")
-        with pytest.raises(AnalysisException, match="unordered"):
-            spark.sql(Q.format(a="em_a", b="em_b"))
-    finally:
-        spark.conf.unset("spark.overjoin.emit")
+    with setting(spark, "spark.overjoin.emit", "sometimes"), pytest.raises(AnalysisException, match="unordered"):
+        spark.sql(Q.format(a="em_a", b="em_b"))
     assert spark.sql(Q.format(a="em_a", b="em_b")).count() == 1
 
 
 def test_ordered_emit_sorts_replay_by_rowtime(spark):
     spark.createDataFrame([(at(30), 1, 1), (at(0), 2, 2), (at(10), 3, 3)], "rowtime timestamp, k int, id int") \
         .createOrReplaceTempView("or_a")
-    try:
-        spark.conf.set("spark.overjoin.emit", "ordered")
+    with setting(spark, "spark.overjoin.emit", "ordered"):
         rows = spark.sql(Q.format(a="or_a", b="or_a")).collect()
-    finally:
-        spark.conf.unset("spark.overjoin.emit")
     assert [r.ROWTIME for r in rows] == [at(0), at(10), at(30)]
 
 
@@ -55,11 +59,8 @@ def test_ordered_emit_releases_rows_in_rowtime_order_once_the_watermark_passes(s
         {"oe_a": [{"rowtime": at(20), "k": 3, "id": 3}], "oe_b": [{"rowtime": at(20), "k": 3, "id": 11}]},
         {"oe_a": [{"rowtime": at(40), "k": 9, "id": 4}], "oe_b": [{"rowtime": at(40), "k": 8, "id": 12}]},
     ]
-    try:
-        spark.conf.set("spark.overjoin.emit", "ordered")
+    with setting(spark, "spark.overjoin.emit", "ordered"):
         run = run_stream(spark, sql, batches, inputs)
-    finally:
-        spark.conf.unset("spark.overjoin.emit")
     got = [(r.ROWTIME, r.aid, r.bid) for r in run.rows]
     # (5 s, 1, 10) matched; (12 s, 2, NULL) padded at 2 + 10 s; (20 s, 3, 11) matched.
     assert got == [(at(5), 1, 10), (at(12), 2, None), (at(20), 3, 11)]
@@ -70,18 +71,14 @@ def test_ordered_emit_releases_rows_in_rowtime_order_once_the_watermark_passes(s
 
 def test_bad_lateness_names_the_setting(spark):
     spark.createDataFrame([(at(0), 1, 1)], "rowtime timestamp, k int, id int").createOrReplaceTempView("bl_a")
-    try:
-        spark.conf.set("spark.overjoin.lateness", "soon")
-        with pytest.raises(AnalysisException, match="spark.overjoin.lateness"):
-            spark.sql(Q.format(a="bl_a", b="bl_a"))
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
+    with setting(spark, "spark.overjoin.lateness", "soon"), \
+            pytest.raises(AnalysisException, match="spark.overjoin.lateness"):
+        spark.sql(Q.format(a="bl_a", b="bl_a"))
 
 
 @pytest.mark.streaming
 def test_lateness_keeps_rows_that_would_otherwise_be_late(spark):
-    try:
-        spark.conf.set("spark.overjoin.lateness", "30 seconds")
+    with setting(spark, "spark.overjoin.lateness", "30 seconds"):
         inputs = {"lt_a": make_stream(spark, "lt_a", "rowtime timestamp, k int, id int"),
                   "lt_b": make_stream(spark, "lt_b", "rowtime timestamp, k int, id int")}
         batches = [
@@ -91,5 +88,3 @@ def test_lateness_keeps_rows_that_would_otherwise_be_late(spark):
         ]
         run = run_stream(spark, Q.format(a="lt_a", b="lt_b"), batches, inputs)
         assert [sorted(tuple(r) for r in b) for b in run.batches] == [[(at(100), 1, 2)], [(at(85), 3, 4)]]
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
