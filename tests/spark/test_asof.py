@@ -72,9 +72,83 @@ def test_asof_needs_an_equality_and_one_inequality(spark, tables):
         spark.sql("SELECT * FROM stock_prices sp ASOF JOIN market_data md ON sp.stock_name = md.stock_name")
 
 
-def test_asof_on_streams_is_refused_before_it_starts(spark, tmp_path):
+def test_asof_of_a_stream_with_a_table_is_refused_before_it_starts(spark, tmp_path):
     (spark.createDataFrame([("A", t("09:00"))], "k string, ts timestamp").write.mode("overwrite").parquet(str(tmp_path / "x")))
     spark.readStream.schema("k string, ts timestamp").parquet(str(tmp_path / "x")).createOrReplaceTempView("asof_sx")
     spark.createDataFrame([("A", t("08:00"))], "k string, ts timestamp").createOrReplaceTempView("asof_ty")
     with pytest.raises(AnalysisException, match="OJ117"):
         spark.sql("SELECT * FROM asof_sx x ASOF JOIN asof_ty y ON x.k = y.k AND y.ts <= x.ts")
+
+
+@pytest.mark.streaming
+def test_asof_join_of_two_streams_emits_each_row_once_the_watermark_rules_out_a_closer_one(spark):
+    from tests.spark.streams import make_stream, run_stream
+
+    inputs = {"asof_p": make_stream(spark, "asof_p", "stock_name string, stock_time timestamp, price int"),
+              "asof_m": make_stream(spark, "asof_m", "stock_name string, market_time timestamp, sentiment double")}
+
+    def p(rows):
+        return [{"stock_name": n, "stock_time": t(a), "price": v} for n, a, v in rows]
+
+    def m(rows):
+        return [{"stock_name": n, "market_time": t(a), "sentiment": v} for n, a, v in rows]
+
+    # The seed's rows in time order, a few per micro-batch, then rows far later to close everything.
+    batches = [
+        {"asof_m": m([r for r in MARKET if r[1] == "09:00"]), "asof_p": p([r for r in PRICES if r[1] == "09:30"])},
+        {"asof_m": m([r for r in MARKET if r[1] == "10:00"]), "asof_p": p([r for r in PRICES if r[1] == "10:30"])},
+        {"asof_m": m([r for r in MARKET if r[1] == "11:00"]), "asof_p": p([r for r in PRICES if r[1] == "11:30"])},
+        {"asof_m": m([("ZZZ", "23:00", 0.0)]), "asof_p": p([("ZZZ", "23:00", 0)])},
+        {"asof_m": m([("ZZZ", "23:30", 0.0)]), "asof_p": p([("ZZZ", "23:30", 0)])},
+    ]
+    sql = (SQL.format(kind="LEFT ").replace("FROM stock_prices sp", "FROM asof_p sp")
+           .replace("JOIN market_data md", "JOIN asof_m md"))
+    run = run_stream(spark, sql, batches, inputs)
+    rows = [tuple(r) for r in run.rows if r.stock_name != "ZZZ"]
+    assert sorted(rows, key=str) == sorted(LEFT, key=str)
+    # A price is emitted only once the watermark has passed its time, never before its batch.
+    first = {tuple(r)[1] for r in run.batches[0]}
+    assert all(ts < t("10:30") for ts in first)
+
+
+@pytest.mark.streaming
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("op", ["<=", "<", ">=", ">"])
+def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
+    """The stream's answer, row for row, is replay's (the over-tables rewrite) on the same rows."""
+    import random
+
+    from tests.spark.streams import make_stream, run_stream
+
+    rng = random.Random(seed)
+    base = t("09:00")
+    xs = sorted(({"k": rng.choice("AB"), "ts": base + dt.timedelta(seconds=rng.randint(0, 60)), "v": i}
+                 for i in range(12)), key=lambda r: r["ts"])
+    # Distinct times per key on the y side, so "latest arrival" never has to break a tie here.
+    ys = sorted(({"k": k, "ts": base + dt.timedelta(seconds=s), "w": 100 + n}
+                 for n, (k, s) in enumerate({(rng.choice("AB"), rng.randint(0, 60)) for _ in range(10)})),
+                key=lambda r: r["ts"])
+    sql = ("SELECT ROWTIME, x.v, y.w FROM {x} x ASOF LEFT JOIN {y} y ON x.k = y.k AND y.ts " + op + " x.ts")
+    suffix = f"_{seed}_{'lt' if '<' in op else 'gt'}{'e' if '=' in op else ''}"
+    spark.createDataFrame([(r["k"], r["ts"], r["v"]) for r in xs], "k string, ts timestamp, v int").createOrReplaceTempView("ax_t" + suffix)
+    spark.createDataFrame([(r["k"], r["ts"], r["w"]) for r in ys], "k string, ts timestamp, w int").createOrReplaceTempView("ay_t" + suffix)
+    replay = sorted(tuple(r) for r in spark.sql(sql.format(x="ax_t" + suffix, y="ay_t" + suffix)).collect())
+
+    inputs = {"ax_s" + suffix: make_stream(spark, "ax_s" + suffix, "k string, ts timestamp, v int"),
+              "ay_s" + suffix: make_stream(spark, "ay_s" + suffix, "k string, ts timestamp, w int")}
+    cuts = [base + dt.timedelta(seconds=c) for c in (20, 40, 61)]
+    batches, lo = [], None
+    for hi in cuts:
+        batches.append({"ax_s" + suffix: [r for r in xs if (lo is None or r["ts"] > lo) and r["ts"] <= hi],
+                        "ay_s" + suffix: [r for r in ys if (lo is None or r["ts"] > lo) and r["ts"] <= hi]})
+        lo = hi
+    far = [base + dt.timedelta(hours=5), base + dt.timedelta(hours=6)]
+    for f in far:
+        batches.append({"ax_s" + suffix: [{"k": "Z", "ts": f, "v": -1}], "ay_s" + suffix: [{"k": "Z", "ts": f, "w": -1}]})
+    run = run_stream(spark, sql.format(x="ax_s" + suffix, y="ay_s" + suffix), batches, inputs)
+    stream = sorted(tuple(r) for r in run.rows if r.v != -1)
+    if op in (">=", ">"):
+        # Looking forward, an x with no later y yet cannot know that none will come: the stream
+        # keeps it waiting, so only the matched rows are comparable.
+        replay = [r for r in replay if r[2] is not None]
+    assert stream == replay

@@ -15,7 +15,7 @@ import org.apache.spark.unsafe.types.CalendarInterval
 
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.execution.{LateRows, OrderedEmit}
+import io.overjoin.execution.{LateRows, OrderedEmit, StreamingAsof}
 
 /**
  * Rewrites the FROM clause of a streaming-dialect query block into a join Spark can run as a
@@ -435,10 +435,10 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
   private def asofJoin(j: Join, left: (LogicalPlan, Option[Life], Option[Expression]),
       right: (LogicalPlan, Option[Life], Option[Expression])): (LogicalPlan, Option[Life], Option[Expression]) = {
     val (lp, ll, lrt) = left
-    val (rp, _, _) = right
-    if (lp.isStreaming || rp.isStreaming) {
-      throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> "ASOF JOIN on streams",
-        "alternative" -> "it runs over tables (replay); on streams it is planned.")
+    val (rp, rl, _) = right
+    if ((lp.isStreaming || rp.isStreaming) && !(lp.isStreaming && rp.isStreaming && rl.isDefined)) {
+      throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> "ASOF JOIN of a stream with a table",
+        "alternative" -> "join two streams ASOF, or two tables (replay).")
     }
     if (ll.isEmpty || ll.get.leaves.size != 1) {
       throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> "ASOF JOIN after another join",
@@ -460,6 +460,32 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
       case LessThan(x, y) if on(y, r) && on(x, l) => (y, false)
     }.getOrElse(throw OverjoinErrors.analysis("OVERJOIN_ASOF_CONDITION", "input" -> "the right input",
       "equalities" -> "?", "inequalities" -> "0 comparing the two inputs"))
+    if (lp.isStreaming) {
+      val keys = splitConjunctivePredicates(cond).collect {
+        case EqualTo(a, b) if on(a, l) && on(b, r) => (a, b)
+        case EqualTo(b, a) if on(a, l) && on(b, r) => (a, b)
+      }
+      // The inequality as `y op x`, and x's side of it.
+      val (xTime, op) = splitConjunctivePredicates(cond).collectFirst {
+        case LessThanOrEqual(y, x) if on(y, r) && on(x, l) => (x, "<=")
+        case LessThan(y, x) if on(y, r) && on(x, l) => (x, "<")
+        case GreaterThanOrEqual(x, y) if on(y, r) && on(x, l) => (x, "<=")
+        case GreaterThan(x, y) if on(y, r) && on(x, l) => (x, "<")
+        case GreaterThanOrEqual(y, x) if on(y, r) && on(x, l) => (x, ">=")
+        case GreaterThan(y, x) if on(y, r) && on(x, l) => (x, ">")
+        case LessThanOrEqual(x, y) if on(y, r) && on(x, l) => (x, ">=")
+        case LessThan(x, y) if on(y, r) && on(x, l) => (x, ">")
+      }.get
+      if (keys.size + 1 != splitConjunctivePredicates(cond).size) {
+        throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX",
+          "feature" -> "An ASOF join of streams with conditions other than equalities and the one inequality",
+          "alternative" -> "filter the inputs in subqueries, or the result in WHERE.")
+      }
+      val x = ll.get.leaves.head._1
+      val y = rl.get.leaves.head._1
+      val joined = StreamingAsof(lp, rp, keys, xTime, yTime, op, j.joinType == LeftOuter, x.rowtime, y.rowtime)
+      return (joined, ll, Some(x.rowtime))
+    }
     val xId = Alias(MonotonicallyIncreasingID(), "__overjoin_asof_x")()
     val yArrival = Alias(MonotonicallyIncreasingID(), "__overjoin_asof_arrival")()
     val (lx, ry) = (Project(lp.output :+ xId, lp), Project(rp.output :+ yArrival, rp))
