@@ -1,14 +1,13 @@
 package io.overjoin.execution
 
-import java.sql.Timestamp
-import java.time.{Instant, LocalDateTime, ZoneOffset}
-
 import org.apache.spark.sql.{Encoder, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, Literal, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LogicalGroupState, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types.{ArrayType, MetadataBuilder, StructField, StructType}
+
+import io.overjoin.execution.RowTimes.micros
 
 /**
  * `spark.overjoin.emit = ordered` (SEMANTICS.md section 8): rows are released in non-descending
@@ -47,13 +46,6 @@ object OrderedEmit {
       GroupStateTimeout.EventTimeTimeout(), keyed)(Encoders.scalaInt, rowEncoder, stateEncoder, rowEncoder)
   }
 
-  /** Microseconds since the epoch of a ROWTIME value, whichever Java type Spark hands over. */
-  private def micros(v: Any): Long = v match {
-    case t: Timestamp => t.getTime / 1000 * 1000000L + t.getNanos / 1000
-    case i: Instant => i.getEpochSecond * 1000000L + i.getNano / 1000
-    case l: LocalDateTime => micros(l.toInstant(ZoneOffset.UTC))
-    case null => Long.MinValue
-  }
 
   private def release(position: Int): (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any] = {
     (_, values, logicalState) =>

@@ -1,14 +1,13 @@
 package io.overjoin.execution
 
-import java.sql.Timestamp
-import java.time.{Instant, LocalDateTime, ZoneOffset}
-
 import org.apache.spark.sql.{Encoder, Row}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Cast, CreateStruct, Expression, GetStructField, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LogicalGroupState, LogicalPlan, Project, Union}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
+
+import io.overjoin.execution.RowTimes.micros
 
 /**
  * `X ASOF [LEFT] JOIN Y` on two streams (SEMANTICS.md section 6): each `x` is emitted once, when
@@ -88,12 +87,6 @@ object StreamingAsof {
       matched)
   }
 
-  private def micros(v: Any): Long = v match {
-    case t: Timestamp => t.getTime / 1000 * 1000000L + t.getNanos / 1000
-    case i: Instant => i.getEpochSecond * 1000000L + i.getNano / 1000
-    case l: LocalDateTime => micros(l.toInstant(ZoneOffset.UTC))
-    case _ => Long.MinValue
-  }
 
   private final case class Entry(row: Row, t: Long, raw: Any, arrival: Long)
 
