@@ -429,8 +429,8 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
    *            :- Project [x.*, monotonically_increasing_id() AS x_id]
    *            +- Project [y.*, monotonically_increasing_id() AS y_arrival]
    * }}}
-   * A stream needs state Spark does not have (hold `x` until `Y`'s watermark rules out a closer `y`):
-   * not yet.
+   * Two streams go to [[StreamingAsof]], which holds each `x` until the watermark rules out a closer
+   * `y`: Spark has no such operator.
    */
   private def asofJoin(j: Join, left: (LogicalPlan, Option[Life], Option[Expression]),
       right: (LogicalPlan, Option[Life], Option[Expression])): (LogicalPlan, Option[Life], Option[Expression]) = {
@@ -448,34 +448,25 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
       "input" -> "the right input", "equalities" -> "0", "inequalities" -> "0"))
     val (l, r) = (j.left.outputSet, j.right.outputSet)
     def on(e: Expression, side: AttributeSet) = e.references.nonEmpty && e.references.subsetOf(side)
-    // The inequality, as (y's expression, whether the closest y is the largest).
-    val (yTime, latestFirst) = splitConjunctivePredicates(cond).collectFirst {
-      case LessThanOrEqual(y, x) if on(y, r) && on(x, l) => (y, true)
-      case LessThan(y, x) if on(y, r) && on(x, l) => (y, true)
-      case GreaterThanOrEqual(x, y) if on(y, r) && on(x, l) => (y, true)
-      case GreaterThan(x, y) if on(y, r) && on(x, l) => (y, true)
-      case GreaterThanOrEqual(y, x) if on(y, r) && on(x, l) => (y, false)
-      case GreaterThan(y, x) if on(y, r) && on(x, l) => (y, false)
-      case LessThanOrEqual(x, y) if on(y, r) && on(x, l) => (y, false)
-      case LessThan(x, y) if on(y, r) && on(x, l) => (y, false)
+    // The inequality as `y.t op x.t`, with both sides' expressions.
+    val (xTime, yTime, op) = splitConjunctivePredicates(cond).collectFirst {
+      case LessThanOrEqual(y, x) if on(y, r) && on(x, l) => (x, y, "<=")
+      case LessThan(y, x) if on(y, r) && on(x, l) => (x, y, "<")
+      case GreaterThanOrEqual(x, y) if on(y, r) && on(x, l) => (x, y, "<=")
+      case GreaterThan(x, y) if on(y, r) && on(x, l) => (x, y, "<")
+      case GreaterThanOrEqual(y, x) if on(y, r) && on(x, l) => (x, y, ">=")
+      case GreaterThan(y, x) if on(y, r) && on(x, l) => (x, y, ">")
+      case LessThanOrEqual(x, y) if on(y, r) && on(x, l) => (x, y, ">=")
+      case LessThan(x, y) if on(y, r) && on(x, l) => (x, y, ">")
     }.getOrElse(throw OverjoinErrors.analysis("OVERJOIN_ASOF_CONDITION", "input" -> "the right input",
       "equalities" -> "?", "inequalities" -> "0 comparing the two inputs"))
+    // Looking back, the closest y is the latest; looking forward, the earliest.
+    val latestFirst = op == "<=" || op == "<"
     if (lp.isStreaming) {
       val keys = splitConjunctivePredicates(cond).collect {
         case EqualTo(a, b) if on(a, l) && on(b, r) => (a, b)
         case EqualTo(b, a) if on(a, l) && on(b, r) => (a, b)
       }
-      // The inequality as `y op x`, and x's side of it.
-      val (xTime, op) = splitConjunctivePredicates(cond).collectFirst {
-        case LessThanOrEqual(y, x) if on(y, r) && on(x, l) => (x, "<=")
-        case LessThan(y, x) if on(y, r) && on(x, l) => (x, "<")
-        case GreaterThanOrEqual(x, y) if on(y, r) && on(x, l) => (x, "<=")
-        case GreaterThan(x, y) if on(y, r) && on(x, l) => (x, "<")
-        case GreaterThanOrEqual(y, x) if on(y, r) && on(x, l) => (x, ">=")
-        case GreaterThan(y, x) if on(y, r) && on(x, l) => (x, ">")
-        case LessThanOrEqual(x, y) if on(y, r) && on(x, l) => (x, ">=")
-        case LessThan(x, y) if on(y, r) && on(x, l) => (x, ">")
-      }.get
       if (keys.size + 1 != splitConjunctivePredicates(cond).size) {
         throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_SYNTAX",
           "feature" -> "An ASOF join of streams with conditions other than equalities and the one inequality",
