@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Max
 import org.apache.spark.sql.catalyst.plans.{Cross, FullOuter, Inner, InnerLike, JoinType, LeftOuter, NaturalJoin, RightOuter, UsingJoin}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.catalyst.trees.{Origin, TreeNodeTag}
+import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{CalendarIntervalType, MetadataBuilder, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
@@ -87,11 +87,6 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
 
   private def prepare(root: StreamJoinRoot): LogicalPlan = {
     val block = root.block
-    block.unsupported.headOption.foreach { u =>
-      throw OverjoinErrors.analysisAt(Origin(line = Some(u.line), startPosition = Some(u.column - 1)),
-        "OVERJOIN_UNSUPPORTED_SYNTAX", "feature" -> u.feature,
-        "alternative" -> u.alternative)
-    }
     val windowed = root.child.collect { case w: WindowedInput => w }
     // Replay: over tables only, every input is treated as a stream and runs as a batch join.
     val anyStream = windowed.exists(w => w.child.isStreaming && !w.input.lookup)

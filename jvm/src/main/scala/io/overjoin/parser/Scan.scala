@@ -31,8 +31,7 @@ final case class StreamBlock(
     selectStream: Boolean,
     inputs: Seq[StreamInput],
     joins: Seq[JoinInfo],
-    rowtimeRefs: Seq[RowtimeRef],
-    unsupported: Seq[Unsupported])
+    rowtimeRefs: Seq[RowtimeRef])
 
 /**
  * One input of the block's FROM clause. `start` is the offset of the relation's first token (a
@@ -78,9 +77,6 @@ final case class JoinInfo(
  * qualifier, when there is one): Spark's `UnresolvedAttribute` for it starts there too.
  */
 final case class RowtimeRef(start: Int, qualifier: Option[String], spelling: String, selectItem: Boolean)
-
-/** A construct the parser accepts but this version cannot run yet; analysis reports it. */
-final case class Unsupported(start: Int, feature: String, alternative: String, line: Int = 0, column: Int = 0)
 
 /**
  * A `TUMBLE(s, ts, size)` or `HOP(s, ts, slide, size)` input (SEMANTICS.md section 7): windows of

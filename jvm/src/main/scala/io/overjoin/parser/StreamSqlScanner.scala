@@ -96,7 +96,6 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     val inputs = ArrayBuffer.empty[InputBuilder]
     val joins = ArrayBuffer.empty[JoinInfo]
     val blanks = ArrayBuffer.empty[(Int, Int)]
-    val unsupported = ArrayBuffer.empty[Unsupported]
     val onRanges = ArrayBuffer.empty[(Int, Int)]
     var dialect = false
     /** Errors that only count when the block turns out to be overjoin's (CROSS JOIN ... ON is Spark's own otherwise). */
@@ -199,11 +198,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
         Seq((clauseEnd, windowIdx), (windowEnd, end))
       val refs = exprRanges.flatMap { case (f, t) => rowtimeRefs(f, t, names, listStart, fromIdx) }
-      val unsupported = b.unsupported.toSeq.map { u =>
-        val pos = SqlPosition.of(sql, u.start, u.start)
-        u.copy(line = pos.line, column = pos.column)
-      }
-      blocks += StreamBlock(id, tokens(sel).start, selectStream, inputs, b.joins.toSeq, refs, unsupported)
+      blocks += StreamBlock(id, tokens(sel).start, selectStream, inputs, b.joins.toSeq, refs)
       blockBlanks(id) = b.blanks.toSeq
     }
 
