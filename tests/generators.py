@@ -93,11 +93,16 @@ class Case:
     def sql(self) -> str:
         """The overjoin query, e.g. ``SELECT STREAM ROWTIME, a.id AS a_id, b.id AS b_id FROM ga
         OVER (RANGE INTERVAL '3' SECOND PRECEDING) AS a LEFT JOIN gb AS b ON a.k = b.k``."""
+        return self.sql_reading(self.views)
+
+    def sql_reading(self, sources: Sequence[str]) -> str:
+        """:attr:`sql` with input ``i`` read from ``sources[i]`` (``STREAM t``, ``STREAM(t)``, a
+        view name, a subquery): docs/semantics.md §1 says every spelling returns the same rows."""
         select = ", ".join(["ROWTIME"] + [f"{a}.id AS {a}_id" for a in self.aliases])
 
         def source(i: int) -> str:
             over = f" OVER ({self.over[i]})" if self.over[i] else ""
-            return f"{self.views[i]}{over} AS {self.aliases[i]}"
+            return f"{sources[i]}{over} AS {self.aliases[i]}"
 
         text = f"SELECT STREAM {select} FROM {source(0)}"
         for j, (kind, cond) in enumerate(zip(self.kinds, self.conditions)):

@@ -7,7 +7,8 @@ as a multiset:
 
 - in replay, over static tables;
 - as a stream, with the input split into micro-batches in rowtime order and two final batches
-  that move the watermark past everything.
+  that move the watermark past everything, once for each way of naming a stream input
+  (a streaming view, ``STREAM t``, ``STREAM(t)``, a view of ``spark.readStream.table(t)``).
 
 A failure prints the seed and a shrunk, minimal input. Reproduce one seed with
 ``pytest tests/spark/test_differential.py -k 'seed_17'``; run more with ``OVERJOIN_DIFF_SEEDS``.
@@ -52,32 +53,52 @@ def _has_outer_join_feeding_another(case: Case) -> bool:
     return any(k in ("LEFT", "RIGHT", "FULL") for k in case.kinds[:-1])
 
 
-def _stream(spark, case: Case) -> list[tuple]:
-    suffix = f"_s{case.seed}"
+#: docs/semantics.md §1: every way of naming a stream is the same join input.
+SPELLINGS = ("view", "stream", "stream_parens", "table_view")
+
+
+def _stream(spark, case: Case, spelling: str = "view") -> list[tuple]:
+    suffix = f"_s{case.seed}_{spelling}"
     inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
-    sql = case.sql
-    for v in case.views:
-        sql = sql.replace(f" {v} ", f" {v}{suffix} ").replace(f" {v}\n", f" {v}{suffix}\n")
+    sources = [v + suffix for v in case.views]
+    if spelling != "view":
+        # A table over each input's folder: read as `STREAM t`, `STREAM(t)`, or through a
+        # streaming temp view of `spark.readStream.table(t)`.
+        for name in sources:
+            spark.sql(f"CREATE TABLE {name}_t ({SCHEMA}) USING json LOCATION '{inputs[name].folder}'")
+        sources = {
+            "stream": [f"STREAM {n}_t" for n in sources],
+            "stream_parens": [f"STREAM({n}_t)" for n in sources],
+            "table_view": [f"{n}_tv" for n in sources],
+        }[spelling]
+        if spelling == "table_view":
+            for n in sources:
+                spark.readStream.table(n[:-1]).createOrReplaceTempView(n)
     batches = [{v + suffix: rows for v, rows in b.items()} for b in case.batches() + case.flush_batches()]
-    run = run_stream(spark, sql, batches, inputs)
+    try:
+        run = run_stream(spark, case.sql_reading(sources), batches, inputs)
+    finally:
+        for name in inputs:
+            spark.sql(f"DROP TABLE IF EXISTS {name}_t")
     return case.without_flush([tuple(r) for r in run.rows])
 
 
 @pytest.mark.streaming
+@pytest.mark.parametrize("spelling", SPELLINGS)
 @pytest.mark.parametrize("seed", STREAM_SEEDS, ids=lambda s: f"seed_{s}")
-def test_stream_matches_the_reference_model(spark, seed):
+def test_stream_matches_the_reference_model(spark, seed, spelling):
     case = random_case(seed)
     if _has_outer_join_feeding_another(case):
         from pyspark.errors import AnalysisException
 
         with pytest.raises(AnalysisException, match="OJ301"):
-            _stream(spark, case)
+            _stream(spark, case, spelling)
         return
-    actual = _stream(spark, case)
+    actual = _stream(spark, case, spelling)
     expected = case.without_flush(case.expected())
     if multiset(actual) != multiset(expected):
         # Each try is a streaming run of a few seconds: shrink a little, not to the minimum.
-        small = shrink(case, lambda c: multiset(_stream(spark, c)) != multiset(c.without_flush(c.expected())),
+        small = shrink(case, lambda c: multiset(_stream(spark, c, spelling)) != multiset(c.without_flush(c.expected())),
                        max_calls=8)
-        pytest.fail(f"stream differs from the reference model (seed {seed}).\n"
+        pytest.fail(f"stream ({spelling}) differs from the reference model (seed {seed}).\n"
                     f"Smaller failing input:\n{describe(small)}\n\nFull case:\n{describe(case, actual)}")

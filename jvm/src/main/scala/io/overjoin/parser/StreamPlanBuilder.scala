@@ -2,9 +2,9 @@ package io.overjoin.parser
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedEventTimeWatermark}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryAlias}
 import org.apache.spark.sql.catalyst.trees.TreeNode
 
 import io.overjoin.catalyst.{RowtimeReference, StreamJoinRoot, WindowedInput}
@@ -34,17 +34,27 @@ object StreamPlanBuilder {
 
     // Plans held outside `children` (EXPLAIN's query, for one) are visited too.
     val nodes = mutable.ArrayBuffer.empty[LogicalPlan]
+    val parents = new java.util.IdentityHashMap[LogicalPlan, LogicalPlan]()
     def visit(p: LogicalPlan): Unit = {
       nodes += p
-      p.children.foreach(visit)
+      p.children.foreach { c => parents.put(c, p); visit(c) }
       nestedPlans(p).foreach(visit)
     }
     visit(plan)
 
-    // The top-most node at each input offset, found before anything changes (pre-order).
+    // The top-most node at each input offset, found before anything changes (pre-order), then
+    // widened to the input's own decorations above it: its alias (`STREAM t AS a` puts the alias
+    // above the streaming relation, with an origin that starts before it) and its `WATERMARK`
+    // clause, which declares the input's rowtime (docs/semantics.md §1).
     val targets = mutable.Map.empty[Int, LogicalPlan]
     nodes.foreach { p =>
       startOf(p).foreach { s => if (inputsAt.contains(s) && !targets.contains(s) && !p.isInstanceOf[Join]) targets(s) = p }
+    }
+    targets.keys.toSeq.foreach { s =>
+      var top = targets(s)
+      var above = parents.get(top)
+      while (above != null && isInputDecoration(above)) { top = above; above = parents.get(top) }
+      targets(s) = top
     }
     val missing = inputsAt.keySet -- targets.keySet
     if (missing.nonEmpty) {
@@ -52,13 +62,15 @@ object StreamPlanBuilder {
       throw OverjoinErrors.analysis("OVERJOIN_INTERNAL_ERROR",
         "detail" -> s"no plan node for input ${in.name} of query block ${b.id} (offset ${in.start})")
     }
+    val inputOf = new java.util.IdentityHashMap[LogicalPlan, Int]()
+    targets.foreach { case (s, p) => inputOf.put(p, s) }
     val wrapped = mutable.Set.empty[Int]
     val replaced = mutable.Set.empty[Int]
 
     def rewrite(p: LogicalPlan): LogicalPlan = {
       val withInputs = p.transformDown {
-        case n if startOf(n).exists(s => targets.get(s).exists(_ eq n) && !wrapped.contains(s)) =>
-          val s = startOf(n).get
+        case n if inputOf.containsKey(n) && !wrapped.contains(inputOf.get(n)) =>
+          val s: Int = inputOf.get(n)
           wrapped += s
           val (b, in) = inputsAt(s)
           WindowedInput(b.id, in, n)
@@ -127,6 +139,12 @@ object StreamPlanBuilder {
       if (changed) { val c = p.makeCopy(args); c.copyTagsFrom(p); c } else p
     }
     visit(plan)
+  }
+
+  /** Nodes Spark's parser puts above a relation for the relation's own clauses. */
+  private def isInputDecoration(p: LogicalPlan): Boolean = p match {
+    case _: SubqueryAlias | _: UnresolvedEventTimeWatermark => true
+    case _ => false
   }
 
   /** Plans a node holds as a field but not as a child (EXPLAIN's query, a cached query, ...). */

@@ -1,0 +1,1 @@
+SELECT STREAM ROWTIME, o.orderId FROM STREAM shipments AS s JOIN STREAM orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON o.orderId = s.orderId
