@@ -29,6 +29,8 @@ from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import Token, TokenType
 
+from overjoin import intervals
+
 __all__ = [
     "Duration",
     "JoinWindow",
@@ -48,13 +50,7 @@ __all__ = [
 ]
 
 #: Units a join-window interval may name (plural spellings are Spark's).
-UNIT_WORDS = frozenset(
-    {
-        "SECOND", "SECONDS", "MINUTE", "MINUTES", "HOUR", "HOURS", "DAY", "DAYS", "WEEK", "WEEKS",
-        "MILLISECOND", "MILLISECONDS", "MICROSECOND", "MICROSECONDS",
-        "MONTH", "MONTHS", "YEAR", "YEARS",
-    }
-)  # fmt: skip
+UNIT_WORDS = intervals.unit_words()
 
 # Tokens after which a bare STREAM in a select list must be a column, not the keyword.
 _NOT_AFTER_STREAM_KEYWORD = frozenset(
@@ -110,6 +106,8 @@ class WindowInterval(exp.Expression):
 
     ``this`` is the value literal, ``unit``/``to`` the unit words as written (upper case),
     ``precision``/``to_precision`` the digits in parentheses, ``negative`` a minus before the value.
+    Spark's unquoted ``INTERVAL 1 HOUR 30 MINUTES`` keeps its further pairs in ``more``, each a
+    :class:`WindowInterval` of its own.
     """
 
     arg_types = {
@@ -119,6 +117,7 @@ class WindowInterval(exp.Expression):
         "to": False,
         "to_precision": False,
         "negative": False,
+        "more": False,
     }
 
 
@@ -177,6 +176,7 @@ class OjTable(exp.Table):
         **exp.Table.arg_types,
         "join_window": False,
         "window_after_alias": False,
+        "window_first": False,
         "watermark": False,
     }
 
@@ -188,6 +188,7 @@ class OjSubquery(exp.Subquery):
         **exp.Subquery.arg_types,
         "join_window": False,
         "window_after_alias": False,
+        "window_first": False,
         "watermark": False,
     }
 
@@ -225,6 +226,19 @@ class _OverjoinParser(Spark.Parser):
     #: The message and token of the last error raised (and whether it was at the end of the
     #: statement), so that callers can point at it.
     oj_error: tuple[str, Token, bool] | None = None
+
+    # s-Server's `CREATE VIEW v DESCRIPTION '...' AS`: Spark's COMMENT, read in streaming
+    # statements only (the validator refuses it elsewhere, as Spark does).
+    PROPERTY_PARSERS = {
+        **Spark.Parser.PROPERTY_PARSERS,
+        "DESCRIPTION": lambda self: self._parse_description(),
+    }
+
+    def _parse_description(self) -> exp.Expr:
+        token = self._prev
+        prop = self._parse_property_assignment(exp.SchemaCommentProperty)
+        _mark(prop, "description", token)
+        return prop
 
     def reset(self) -> None:
         super().reset()
@@ -353,11 +367,18 @@ class _OverjoinParser(Spark.Parser):
 
     def _parse_join_input_suffix(self, this: exp.Expr, alias_tokens: t.Any) -> exp.Expr:
         watermark = window = None
-        after_alias = False
+        after_alias = window_first = False
         if not this.args.get("alias"):
-            watermark = self._parse_watermark()
-            if self._curr and self._curr.token_type == TokenType.OVER:
-                window = self._parse_join_window()
+            # Spark's WATERMARK clause comes before the alias; OVER (blanked before Spark reads
+            # the text) may come before or after either of them.
+            while True:
+                if watermark is None and self._at_watermark():
+                    watermark = self._parse_watermark()
+                elif window is None and self._curr and self._curr.token_type == TokenType.OVER:
+                    window = self._parse_join_window()
+                    window_first = watermark is None
+                else:
+                    break
             if watermark or window:
                 alias = self._parse_table_alias(
                     alias_tokens=alias_tokens or self.TABLE_ALIAS_TOKENS
@@ -377,6 +398,7 @@ class _OverjoinParser(Spark.Parser):
         this.set("watermark", watermark)
         this.set("join_window", window)
         this.set("window_after_alias", after_alias or None)
+        this.set("window_first", (window_first and watermark is not None) or None)
         return this
 
     def _at_watermark(self) -> bool:
@@ -421,14 +443,14 @@ class _OverjoinParser(Spark.Parser):
             spec = self._parse_join_window_spec()
             close = self._curr
             if not self._match(TokenType.R_PAREN):
-                self.raise_error("Expected ) to end the join window")
+                self.raise_error("Expected a closing parenthesis")
             node = self.expression(JoinWindow(spec=spec))
             _mark(node, "open", open_paren)
             _mark(spec, "close", close)
         else:
             name = self._parse_window_name()
             if name is None:
-                self.raise_error("Expected a window name or ( after OVER")
+                self.raise_error("Expected a window specification in parentheses or a window name after OVER")
             node = self.expression(JoinWindow(this=name))
         _mark(node, "over", over)
         return node
@@ -474,15 +496,15 @@ class _OverjoinParser(Spark.Parser):
             if self._match(TokenType.BETWEEN):
                 _mark(spec, "between", self._prev)
                 spec.set("between", True)
-                spec.set("start", self._parse_frame_bound())
+                spec.set("start", self._parse_frame_bound(spec.args["kind"]))
                 if not self._match(TokenType.AND):
-                    self.raise_error("Expected AND in the window's BETWEEN ... AND ...")
-                spec.set("end", self._parse_frame_bound())
+                    self.raise_error(f"Expected AND in {spec.args['kind']} BETWEEN ... AND ...")
+                spec.set("end", self._parse_frame_bound(spec.args["kind"]))
             else:
-                spec.set("start", self._parse_frame_bound())
+                spec.set("start", self._parse_frame_bound(spec.args["kind"]))
         return self.expression(spec)
 
-    def _parse_frame_bound(self) -> FrameBound:
+    def _parse_frame_bound(self, kind: str) -> FrameBound:
         first = self._curr
         if self._match_text_seq("UNBOUNDED"):
             side = self._parse_frame_side()
@@ -492,7 +514,10 @@ class _OverjoinParser(Spark.Parser):
         else:
             size = self._parse_window_size()
             if size is None:
-                self.raise_error("Expected a window size, CURRENT ROW or UNBOUNDED")
+                self.raise_error(
+                    "Expected a row count PRECEDING or CURRENT ROW" if kind == "ROWS"
+                    else "Expected a duration such as 5s or INTERVAL '5' SECOND"
+                )
             bound = FrameBound(this=size, side=self._parse_frame_side())
         _mark(bound, "bound", first, self._prev)
         return self.expression(bound)
@@ -500,7 +525,7 @@ class _OverjoinParser(Spark.Parser):
     def _parse_frame_side(self) -> str:
         if self._match_texts(("PRECEDING", "FOLLOWING")):
             return self._prev.text.upper()
-        self.raise_error("Expected PRECEDING or FOLLOWING")
+        self.raise_error("Expected PRECEDING")
         return "PRECEDING"
 
     def _parse_window_size(self) -> exp.Expr | None:
@@ -561,21 +586,29 @@ class _OverjoinParser(Spark.Parser):
             node.set("this", literal)
             _mark(node, "literal", value)
         else:
-            self.raise_error("Expected the interval's value, for example INTERVAL '5' SECOND")
+            self.raise_error("Expected an interval value in quotes, such as INTERVAL '5' SECOND")
         if self._at_unit():
             self._parse_interval_unit(node, "unit", "precision")
+            more = []
+            while (value.token_type == TokenType.NUMBER and self._curr and self._curr.token_type == TokenType.NUMBER
+                   and self._next and self._next.text.upper() in UNIT_WORDS):  # fmt: skip
+                pair = WindowInterval(this=exp.Literal.number(self._curr.text))
+                _mark(pair, "literal", self._curr)
+                self._advance()
+                self._parse_interval_unit(pair, "unit", "precision")
+                more.append(pair)
+            if more:
+                node.set("more", more)
             if self._match_text_seq("TO"):
                 if not self._at_unit():
-                    self.raise_error("Expected SECOND, MINUTE, HOUR or DAY after TO")
+                    self.raise_error("Expected SECOND, MINUTE, HOUR or DAY")
                 self._parse_interval_unit(node, "to", "to_precision")
         elif value and value.token_type == TokenType.NUMBER:
-            self.raise_error("Expected the interval's unit: SECOND, MINUTE, HOUR or DAY")
+            self.raise_error("Expected a unit such as SECOND, MINUTE, HOUR or DAY")
         elif self._curr and self._curr.token_type == TokenType.VAR and self._curr.text.upper() not in (
             "PRECEDING", "FOLLOWING", "AND",
         ):  # fmt: skip
-            self.raise_error(
-                f"{self._curr.text} is not a join window unit: use SECOND, MINUTE, HOUR or DAY"
-            )
+            self.raise_error("Expected SECOND, MINUTE, HOUR or DAY")
         return self.expression(node)
 
     def _at_unit(self) -> bool:
@@ -593,10 +626,10 @@ class _OverjoinParser(Spark.Parser):
         if self._match(TokenType.L_PAREN):
             digits = self._curr
             if not self._match(TokenType.NUMBER):
-                self.raise_error("Expected a precision number")
+                self.raise_error("Expected a precision such as (3)")
             node.set(precision_key, digits.text)
-            _mark(node, precision_key, digits)
             self._match_r_paren()
+            _mark(node, precision_key, digits, self._prev)
 
     # ---- WINDOW clause ----------------------------------------------------------------------
 
@@ -645,7 +678,7 @@ class _OverjoinParser(Spark.Parser):
         self._advance()
         duration = self._parse_window_size()
         if duration is None:
-            self.raise_error("Expected a duration after WITHIN, for example WITHIN 5s")
+            self.raise_error("Expected a duration such as 5s or INTERVAL '5' SECOND")
         # Spark's parser fills in ON TRUE for a join written without a condition.
         on = join.args.get("on")
         first = (on is None or on == exp.true()) and not join.args.get("using")
@@ -660,6 +693,8 @@ class _OverjoinParser(Spark.Parser):
                 join.set("on", None)
                 join.set("using", self._parse_using_identifiers())
                 join.set("within_first", True)
+        if self._at_within():
+            self.raise_error("Expected one WITHIN per join (this join has one already)")
         return join
 
     # ---- FOR SYSTEM_TIME AS OF ----------------------------------------------------------
@@ -691,6 +726,8 @@ def _interval_sql(gen: Spark.Generator, node: WindowInterval) -> str:
         if unit:
             precision = node.args.get(precision_key)
             out += f"{' TO' if unit_key == 'to' else ''} {unit}{f'({precision})' if precision else ''}"
+    for pair in node.args.get("more") or []:
+        out += f" {gen.sql(pair, 'this')} {pair.args['unit']}"
     return out
 
 
@@ -736,9 +773,8 @@ def _relation_sql(gen: Spark.Generator, node: exp.Expr, base: t.Callable[[t.Any]
     finally:
         node.set("alias", alias)
     alias_sql = f" AS {gen.sql(alias)}" if alias is not None else ""
-    out = body + (f" {watermark}" if watermark else "")
-    if window and not after_alias:
-        out += f" {window}"
+    before = [watermark, window] if not node.args.get("window_first") else [window, watermark]
+    out = body + "".join(f" {clause}" for clause in before if clause and (clause != window or not after_alias))
     out += alias_sql
     if window and after_alias:
         out += f" {window}"

@@ -33,6 +33,7 @@ from sqlglot.errors import ErrorLevel, ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from overjoin import dialect as D
+from overjoin import intervals
 from overjoin.errors import condition, format_message
 
 __all__ = [
@@ -72,10 +73,12 @@ class Diagnostic:
     condition: str
     message: str
     hint: str
+    params: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""
         return {
+            "params": dict(self.params),
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,
@@ -140,6 +143,7 @@ class _Reporter:
         diag = Diagnostic(
             line, column, end_line, end_column, severity, entry.code, cond,
             format_message(entry.message, params), format_message(entry.hint, params),
+            {k: str(v) for k, v in params.items()},
         )  # fmt: skip
         self.found.append((start, diag))
 
@@ -164,10 +168,12 @@ _QUERY_STARTS = frozenset(
 
 @dataclass
 class Statement:
-    """One parsed statement: its tree (``None`` when it did not parse) and its tokens."""
+    """One parsed statement: its tree (``None`` when it did not parse), its tokens, and its
+    syntax error as (token, detail, at end of input) when it has one."""
 
     tree: exp.Expr | None
     tokens: list[Token]
+    error: tuple[Token, str, bool] | None = None
 
 
 def validate(
@@ -200,18 +206,58 @@ def validate(
 def parse_statements(
     sql: str, reporter: Any = None, double_quoted_identifiers: bool = False
 ) -> list[Statement]:
-    """Tokenize and parse ``sql`` statement by statement; syntax errors go to ``reporter``."""
+    """Tokenize and parse ``sql`` statement by statement; syntax errors go to ``reporter``.
+
+    A statement in the streaming dialect reads ``"x"`` as an identifier, as s-Server does
+    (docs/semantics.md §0); every other statement keeps Spark's rule, where ``"x"`` is a string
+    unless ``double_quoted_identifiers`` (Spark's ``spark.sql.ansi.doubleQuotedIdentifiers``).
+    """
     reporter = reporter if reporter is not None else _Reporter(_Text(sql))
-    dialect = D.dialect_for(double_quoted_identifiers)
+    plain = D.dialect_for(double_quoted_identifiers)
     try:
-        tokens = dialect.tokenize(sql)
+        tokens = plain.tokenize(sql)
     except TokenError as error:
         offset = _unterminated_offset(sql)
         reporter.add("OVERJOIN_SYNTAX_ERROR", (offset, offset), token=_quote(sql[offset:offset + 1] or "end of input"),
                      detail=str(error).split("\n")[0].rstrip("."))  # fmt: skip
         return []
-    parser = dialect.parser(error_level=ErrorLevel.IMMEDIATE)
-    return [_parse_one(_explained(chunk, sql, dialect), sql, parser, reporter) for chunk in _split(tokens)]
+    chunks = list(_split(tokens))
+    if double_quoted_identifiers:
+        return [_report(_parse_one(_explained(c, sql, plain), sql, plain), reporter) for c in chunks]
+    quoted = D.dialect_for(True)
+    statements = []
+    for chunk, quoted_chunk in zip(chunks, _split(quoted.tokenize(sql))):
+        streaming = _parse_one(_explained(quoted_chunk, sql, quoted), sql, quoted)
+        if streaming.tree is not None and _has_streaming_block(streaming.tree):
+            statements.append(streaming)
+            continue
+        spark = _parse_one(_explained(chunk, sql, plain), sql, plain)
+        if spark.tree is None and streaming.tree is None and _error_offset(streaming) > _error_offset(spark):
+            spark = streaming  # both fail: the s-Server reading got further, so report its error
+        statements.append(_report(spark, reporter))
+    return statements
+
+
+def _has_streaming_block(tree: exp.Expr) -> bool:
+    return any(block_model(select).streaming for select in tree.find_all(exp.Select))
+
+
+def _report(statement: Statement, reporter: _Reporter) -> Statement:
+    """Report the statement's syntax error, if any; a DESCRIPTION outside a streaming statement is one."""
+    if statement.error is not None:
+        _syntax_error(reporter, *statement.error)
+    elif statement.tree is not None and not _has_streaming_block(statement.tree):
+        for prop in statement.tree.find_all(exp.SchemaCommentProperty):
+            span = D.pos(prop, "description")
+            token = _token_at(statement.tokens, span[0]) if span else None
+            if token is not None:
+                _syntax_error(reporter, token, "DESCRIPTION (s-Server's COMMENT) is read in streaming statements only")
+                return Statement(None, statement.tokens)
+    return statement
+
+
+def _error_offset(statement: Statement) -> int:
+    return statement.error[0].start if statement.error is not None else -1
 
 
 def _explained(tokens: list[Token], sql: str, dialect: Any) -> list[Token]:
@@ -249,26 +295,25 @@ def _split(tokens: list[Token]) -> Iterator[list[Token]]:
         yield chunk
 
 
-def _parse_one(tokens: list[Token], sql: str, parser: Any, reporter: _Reporter) -> Statement:
+def _parse_one(tokens: list[Token], sql: str, dialect: Any) -> Statement:
+    """Parse one statement; a syntax error is kept on the result, not reported."""
     first = tokens[0]
+    parser = dialect.parser(error_level=ErrorLevel.IMMEDIATE)
     word = first.text.upper().split(" ")[0]
     if word in _SPARK_COMMAND_WORDS and first.token_type not in (TokenType.STRING, TokenType.IDENTIFIER):
         return Statement(None, tokens)
     if first.token_type not in _QUERY_STARTS and first.token_type not in parser.STATEMENT_PARSERS:
-        _syntax_error(reporter, first, "a statement cannot start here")
-        return Statement(None, tokens)
+        return Statement(None, tokens, (first, "a statement cannot start here", False))
     try:
         trees = parser.parse(tokens, sql)
     except ParseError as error:
         message, token, at_end = parser.oj_error or (str(error), first, False)
-        _syntax_error(reporter, token, message, at_end)
-        return Statement(None, tokens)
+        return Statement(None, tokens, (token, message, at_end))
     tree = trees[0] if trees else None
     if isinstance(tree, exp.Command):
         failed = D.pos(tree, "failed_at")
         token = _token_at(tokens, failed[0]) if failed else first
-        _syntax_error(reporter, token or first, "this statement is not supported here")
-        return Statement(None, tokens)
+        return Statement(None, tokens, (token or first, "this statement is not supported here", False))
     return Statement(tree, tokens)
 
 
@@ -282,12 +327,17 @@ def _syntax_error(reporter: _Reporter, token: Token, detail: str, at_end: bool =
         at, span = "end of input", (token.end + 1, token.end + 1)
     else:
         at, span = _quote(token.text), (token.start, token.end)
-    detail = _TOKEN_REPR.sub(lambda m: _quote(m.group(1)), detail.split("\n")[0]).rstrip(".")
+    detail = _TOKEN_REPR.sub(lambda m: _quote(m.group(1)), detail.split("\n")[0])
+    if detail.endswith(".") and not detail.endswith("..."):
+        detail = detail[:-1]
     detail = detail.replace("'SENTINEL'", "end of input")
     detail = _REQUIRED.sub("expected an expression", detail)
     detail = detail.replace("Invalid expression / Unexpected token", "unexpected token")
     detail = re.sub(r"^Expecting (\S+)$", r"expected '\1'", detail)
-    reporter.add("OVERJOIN_SYNTAX_ERROR", span, token=at, detail=detail[:1].lower() + detail[1:])
+    # "Expected ..." reads as "expected ..." after the colon; a keyword such as QUARTER stays as it is.
+    if detail[:1].isupper() and detail[1:2].islower():
+        detail = detail[:1].lower() + detail[1:]
+    reporter.add("OVERJOIN_SYNTAX_ERROR", span, token=at, detail=detail)
 
 
 def _quote(text: str) -> str:
@@ -329,33 +379,6 @@ def _unterminated_offset(sql: str) -> int:
 # ============================================================================================
 # The block model
 # ============================================================================================
-
-_US = {"SECOND": 10**6, "MINUTE": 60 * 10**6, "HOUR": 3600 * 10**6, "DAY": 86400 * 10**6,
-       "WEEK": 7 * 86400 * 10**6, "MILLISECOND": 1000, "MICROSECOND": 1}  # fmt: skip
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)$", re.IGNORECASE)
-_DURATION_US = {"ms": 1000, "s": 10**6, "m": 60 * 10**6, "h": 3600 * 10**6, "d": 86400 * 10**6}
-_FIELDS = {  # x TO y qualifiers: pattern of the value and the unit of each field
-    ("DAY", "HOUR"): (r"(\d+) +(\d+)", ("DAY", "HOUR")),
-    ("DAY", "MINUTE"): (r"(\d+) +(\d+):(\d+)", ("DAY", "HOUR", "MINUTE")),
-    ("DAY", "SECOND"): (r"(\d+) +(\d+):(\d+):(\d+(?:\.\d+)?)", ("DAY", "HOUR", "MINUTE", "SECOND")),
-    ("HOUR", "MINUTE"): (r"(\d+):(\d+)", ("HOUR", "MINUTE")),
-    ("HOUR", "SECOND"): (r"(\d+):(\d+):(\d+(?:\.\d+)?)", ("HOUR", "MINUTE", "SECOND")),
-    ("MINUTE", "SECOND"): (r"(\d+):(\d+(?:\.\d+)?)", ("MINUTE", "SECOND")),
-}
-_FIELD_FORMS = {("DAY", "HOUR"): "d hh", ("DAY", "MINUTE"): "d hh:mm", ("DAY", "SECOND"): "d hh:mm:ss[.f]",
-                ("HOUR", "MINUTE"): "hh:mm", ("HOUR", "SECOND"): "hh:mm:ss[.f]",
-                ("MINUTE", "SECOND"): "mm:ss[.f]"}  # fmt: skip
-_PAIR = re.compile(r"([+-]?\d+(?:\.\d+)?)\s*([A-Za-z]+)")
-_VARIABLE_UNITS = frozenset({"MONTH", "YEAR"})
-
-
-def _base_unit(word: str) -> str:
-    """``SECONDS`` -> ``SECOND``: Spark also accepts the plural unit words."""
-    word = word.upper()
-    if word.endswith("S") and (word[:-1] in _US or word[:-1] in _VARIABLE_UNITS):
-        return word[:-1]
-    return word
-
 
 @dataclass
 class Window:
@@ -441,15 +464,15 @@ class Block:
     streaming: bool = False
 
 
-def block_model(select: exp.Select) -> Block:
+def block_model(select: exp.Select, sql: str | None = None) -> Block:
     """Describe ``select``'s FROM clause as inputs and a left-deep chain of joins."""
     from_ = select.args.get("from_")
     inputs: list[Input] = []
     steps: list[JoinStep] = []
     if from_ is not None and from_.this is not None:
-        inputs.append(_input(from_.this))
+        inputs.append(_input(from_.this, sql))
     for join in select.args.get("joins") or []:
-        right = _input(join.this)
+        right = _input(join.this, sql)
         inputs.append(right)
         steps.append(
             JoinStep(
@@ -466,18 +489,22 @@ def block_model(select: exp.Select) -> Block:
     return block
 
 
-def _input(relation: exp.Expr) -> Input:
+def _input(relation: exp.Expr, sql: str | None = None) -> Input:
     node = relation.this if isinstance(relation, exp.Stream) else relation
     alias = node.alias or None
     table_name = None
     if isinstance(node, exp.Table) and isinstance(node.this, (exp.Func, exp.Window)):
         kind = "tvf"
         func = node.this.this if isinstance(node.this, exp.Window) else node.this
-        source = f"{(func.name if isinstance(func, exp.Anonymous) else func.sql_name()).upper()}(...)"
+        # Named by the relation it windows, as the JVM names it.
+        first = func.expressions[0] if getattr(func, "expressions", None) else None
+        source = first.sql(dialect="spark") if first is not None else f"{func.sql_name()}(...)"
     elif isinstance(node, exp.Table):
         table_name = ".".join(part.name for part in node.parts)
         kind = "lookup" if _is_proctime_lookup(node.args.get("version")) else "table"
-        source = table_name
+        first, last = node.parts[0].meta, node.parts[-1].meta
+        # As the user wrote it (quotes included), as the JVM quotes it.
+        source = sql[first["start"]: last["end"] + 1] if sql and "start" in first and "end" in last else table_name
     elif isinstance(node, exp.Subquery):
         kind, source = "subquery", "subquery"
     else:
@@ -524,7 +551,7 @@ def _tvf_name(item: Input) -> str:
 def _check_tree(statement: Statement, reporter: _Reporter, schemas: _Schemas | None) -> None:
     tokens = statement.tokens
     for select in statement.tree.find_all(exp.Select):
-        block = block_model(select)
+        block = block_model(select, reporter.text.sql)
         _check_duplicate_windows(block, reporter)
         if not block.streaming:
             continue
@@ -545,6 +572,7 @@ class _Context:
     def run(self) -> None:
         self._resolve_windows()
         self._check_joins()
+        self._check_window_qualifiers()
         if self.schemas is not None:
             self._check_schemas()
 
@@ -574,7 +602,9 @@ class _Context:
         name = window.this
         definition = self.block.windows.get(name.name.lower())
         if definition is None:
-            self.reporter.add("OVERJOIN_WINDOW_UNKNOWN_NAME", _span(name), name=name.sql(dialect=D.dialect_for()),
+            span = _span(name)
+            self.reporter.add("OVERJOIN_WINDOW_UNKNOWN_NAME", span,
+                              name=self.sql[span[0]:span[1] + 1] if span else name.sql(dialect=D.dialect_for()),
                               input=item.display)  # fmt: skip
             return None
         if isinstance(definition, D.NamedJoinWindow):
@@ -588,25 +618,25 @@ class _Context:
         return None
 
     def _apply_within(self, step: JoinStep) -> None:
+        """Lenses' ``WITHIN``: the same RANGE window on the join's right input and the input nearest
+        on its left, as the JVM reads it: the duration first, then whether OVER is there too."""
         span = D.pos(step.join, "within")
         if step.method == "ASOF":
             self.reporter.add("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", span, input=step.right.display,
-                              detail="an ASOF join picks the closest row and takes no WITHIN")  # fmt: skip
+                              detail="an ASOF join takes no window")  # fmt: skip
             return
-        left = self._left_inputs(step)
-        direct = [step.right] + (left if len(left) == 1 else [])
-        if any(item.join_window is not None for item in direct):
+        size = _WindowChecker(self, step.right, None).range_size(step.within)
+        pair = [self._left_inputs(step)[-1], step.right]
+        if any(item.join_window is not None for item in pair):
             self.reporter.add("OVERJOIN_WITHIN_WITH_OVER", span, input=step.right.display)
             return
-        checker = _WindowChecker(self, step.right, None)
-        size = checker.range_size(step.within)
         if size is None:
-            for item in [step.right, *left]:
-                item.window_ok = item.window_ok and item.join_window is not None
+            for item in pair:
+                item.window_ok = False
             return
         text = f"RANGE {_sql(step.within)} PRECEDING"
-        for item in [step.right, *left]:
-            if item.join_window is None and item.window is None:
+        for item in pair:
+            if item.window is None:
                 item.window = Window("RANGE", size, 0, origin="within", text=text)
 
     def _left_inputs(self, step: JoinStep) -> list[Input]:
@@ -620,11 +650,10 @@ class _Context:
             self._check_cross(step)
             self._check_asof(step)
             self._check_lookup_window(step)
-            self._check_outer_bound(step)
         for item in self.block.inputs:
             if item.kind == "tvf" and (item.join_window is not None or isinstance(item.node.this, exp.Window)):
                 self.reporter.add("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", self._over_span(item), input=item.display,
-                                  detail=f"{_tvf_name(item)} already assigns each row to a window")  # fmt: skip
+                                  detail="a TUMBLE/HOP input is windowed by its function already")  # fmt: skip
 
     def _check_cross(self, step: JoinStep) -> None:
         if step.kind != "CROSS":
@@ -646,7 +675,7 @@ class _Context:
             if item.join_window is not None:
                 self.reporter.add("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", D.pos(item.join_window, "over"),
                                   input=item.display,
-                                  detail="an ASOF join picks the closest row and takes no join window")  # fmt: skip
+                                  detail="an ASOF join takes no window")  # fmt: skip
         on = step.join.args.get("on")
         conjuncts = list(on.flatten()) if isinstance(on, exp.And) else ([on] if on is not None else [])
         equalities = sum(isinstance(c, exp.EQ) for c in conjuncts)
@@ -669,26 +698,29 @@ class _Context:
         if item.kind == "lookup" and (item.join_window is not None or swallowed):
             self.reporter.add("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", self._over_span(item),
                               input=item.display,
-                              detail="FOR SYSTEM_TIME AS OF PROCTIME() reads a table, which has no window")  # fmt: skip
+                              detail="a FOR SYSTEM_TIME AS OF PROCTIME() lookup input takes no window")  # fmt: skip
 
-    def _check_outer_bound(self, step: JoinStep) -> None:
-        if step.side not in ("LEFT", "RIGHT", "FULL") or step.method == "ASOF":
+    def _check_window_qualifiers(self) -> None:
+        """``JOIN TradeStream OVER t ... t.amount``: ``t`` names a window, not an input (OJ119)."""
+        users: dict[str, Input] = {}
+        for item in self.block.inputs:
+            window = item.join_window
+            if window is not None and window.args.get("spec") is None:
+                users.setdefault(window.this.name.lower(), item)
+        if not users:
             return
-        left = self._left_inputs(step)
-        right = [step.right]
-        sides = {"LEFT": [(left, right)], "RIGHT": [(right, left)], "FULL": [(left, right), (right, left)]}
-        for preserved, other in sides[step.side]:
-            unbounded = [i for i in preserved if _never_closes(i)]
-            streams = [i for i in preserved if i.known_stream]
-            if streams and len(unbounded) == len(streams) and any(i.known_stream for i in other):
-                culprit = unbounded[0]
-                self.reporter.add(
-                    "OVERJOIN_OUTER_JOIN_UNBOUNDED", self._join_keyword_span(step),
-                    joinType=step.label, left=_names(left), right=step.right.display,
-                    detail=(f"the ROWS window of {culprit.display} is counted per partition, so the "
-                            "last rows of a partition that gets no more rows never leave their "
-                            "window and the watermark can never pass the end of their life interval"),
-                )  # fmt: skip
+        names = {(i.alias or (i.table_name or i.source).split(".")[-1]).lower() for i in self.block.inputs}
+        for column in _own_columns(self.block.select):
+            table = column.args.get("table")
+            if table is None or column.args.get("db") is not None:
+                continue
+            name = table.name.lower()
+            if name in users and name not in names:
+                span = _span(column)
+                self.reporter.add("OVERJOIN_WINDOW_NAME_AS_INPUT", span, name=self.sql[span[0]:span[0] + len(
+                    table.sql(dialect=D.dialect_for(True)))] if span else table.name,
+                    reference=self.sql[span[0]:span[1] + 1] if span else column.sql(),
+                    input=users[name].source, column=column.name)  # fmt: skip
 
     # ---- schemas ---------------------------------------------------------------------------
 
@@ -833,17 +865,19 @@ class _WindowChecker:
         spec = self.spec
         assert spec is not None
         kind = spec.args.get("kind")
+        self._check_order()  # the JVM reads ORDER BY before it looks for the frame
+        if not self.ok:
+            return None
         if not kind:
             if spec.args.get("partition_by"):
                 self.error("OVERJOIN_WINDOW_PARTITION_BY", D.pos(spec, "partition"),
-                           detail="no RANGE or ROWS frame follows it")  # fmt: skip
+                           detail="it is not followed by a RANGE or ROWS frame")  # fmt: skip
             else:
                 close = D.pos(spec, "close")
                 token = _token_at(self.ctx.tokens, close[0]) if close else self.ctx.tokens[-1]
-                _syntax_error(self.ctx.reporter, token, "expected RANGE or ROWS: a join window needs a frame")
+                _syntax_error(self.ctx.reporter, token, "expected RANGE or ROWS in the join window")
                 self.ok = False
             return None
-        self._check_order()
         start, end = spec.args.get("start"), spec.args.get("end")
         a = self._bound(start, kind)
         b = self._bound(end, kind) if end is not None else 0
@@ -851,7 +885,7 @@ class _WindowChecker:
             return None
         if a < b:
             self.error("OVERJOIN_WINDOW_BOUNDS_ORDER", D.pos(spec, "between"),
-                       start=_bound_text(start), end=_bound_text(end))  # fmt: skip
+                       start=self._written(start), end=self._written(end))  # fmt: skip
             return None
         if kind == "ROWS" and b > 0:
             self.ctx.reporter.add("OVERJOIN_UNSUPPORTED_SYNTAX", D.pos(end, "bound"),
@@ -861,6 +895,14 @@ class _WindowChecker:
         order = _order_column(spec)
         return Window(kind, a, b, bool(spec.args.get("partition_by")), order.name if order else None,
                       "over", _spec_text(spec))  # fmt: skip
+
+    def _written(self, node: exp.Expr | None) -> str:
+        """The text of a bound or interval exactly as the user wrote it."""
+        spans = [span for sub in (node.walk() if node is not None else []) if sub._meta
+                 for span in sub.meta.get("oj", {}).values()]
+        if not spans:
+            return _sql(node) if node is not None else ""
+        return self.ctx.sql[min(a for a, _ in spans): max(b for _, b in spans) + 1]
 
     def _check_order(self) -> None:
         order = self.spec.args.get("order")
@@ -891,113 +933,100 @@ class _WindowChecker:
 
     def _rows(self, size: exp.Expr) -> int | None:
         if isinstance(size, exp.Neg):
-            self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(size, "minus"), size=_sql(size))
+            self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(size, "minus"), size=self._written(size))
             return None
         if isinstance(size, exp.Literal) and re.fullmatch(r"\d+", size.name):
             return int(size.name)
         first = _first_span(size)
         token = _token_at(self.ctx.tokens, first[0]) if first else self.ctx.tokens[0]
-        _syntax_error(self.ctx.reporter, token, "ROWS counts rows: expected a whole number such as ROWS 5 PRECEDING")
+        _syntax_error(self.ctx.reporter, token, "expected a row count PRECEDING or CURRENT ROW")
         self.ok = False
         return None
 
     def range_size(self, size: exp.Expr) -> int | None:
         """Microseconds of a RANGE size (interval or duration), reporting what is wrong with it."""
         if isinstance(size, exp.Neg):
-            self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(size, "minus"), size=_sql(size))
+            self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(size, "minus"), size=self._written(size))
             return None
         if isinstance(size, D.WindowInterval):
             return self._interval(size)
         text = size.name if isinstance(size, (D.Duration, exp.Literal)) else _sql(size)
-        match = _DURATION.match(text)
-        if match is None:
-            self.error("OVERJOIN_BAD_DURATION", D.pos(size, "value"), literal=text)
-            return None
-        return round(float(match.group(1)) * _DURATION_US[match.group(2).lower()])
+        micros = intervals.duration(text)
+        if micros is None:
+            self.ctx.reporter.add("OVERJOIN_BAD_DURATION", D.pos(size, "value"), literal=text)
+            self.ok = False
+        return micros
 
     def _interval(self, node: D.WindowInterval) -> int | None:
-        units = [node.args.get("unit"), node.args.get("to")]
-        for key in ("unit", "to"):
-            unit = node.args.get(key)
-            if unit and _base_unit(unit) in _VARIABLE_UNITS:
-                self.error("OVERJOIN_WINDOW_VARIABLE_UNIT", D.pos(node, key), unit=_base_unit(unit))
-                return None
-        for key, unit_key in (("precision", "unit"), ("to_precision", "to")):
-            precision = node.args.get(key)
-            if precision is not None and not (precision.isdigit() and 0 <= int(precision) <= 9):
-                self.error("OVERJOIN_WINDOW_BAD_PRECISION", D.pos(node, key), precision=precision,
-                           unit=node.args.get(unit_key))  # fmt: skip
-                return None
-        if node.args.get("negative"):
-            self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(node, "interval"), size=_sql(node))
-            return None
-        value = node.this.name.strip()
-        if value.startswith("-"):
-            self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(node, "interval"), size=_sql(node))
-            return None
-        value = value.lstrip("+").strip()
-        unit, to = (_base_unit(u) if u else None for u in units)
+        """The twin of the JVM's ``parseInterval`` (docs/syntax.md, "Interval values")."""
+        pairs = [node, *(node.args.get("more") or [])]
+        for pair in pairs:
+            for key, precision_key in (("unit", "precision"), ("to", "to_precision")):
+                if not self._unit_ok(pair, key, precision_key):
+                    return None
+        literal = node.this
+        body = literal.name.strip()
+        unit = intervals.base_unit(node.args["unit"]) if node.args.get("unit") else None
+        to = intervals.base_unit(node.args["to"]) if node.args.get("to") else None
+        minus = bool(node.args.get("negative"))
+        if unit is not None and literal.is_string:
+            negative = minus or body.startswith("-")
+            if negative:
+                return self._negative(node)
+            unsigned = body[1:] if body[:1] in ("-", "+") and body else body
+            value = intervals.fields(unsigned, unit, to) if to else intervals.single(unsigned, unit)
+            return self._value(value, node, literal, f"{unit} TO {to}" if to else unit)
         if unit is None:
-            return self._interval_string(node, value)
-        return self._interval_value(node, value, unit, to)
-
-    def _interval_value(self, node: D.WindowInterval, value: str, unit: str, to: str | None) -> int | None:
-        literal = _sql(node.this)
-        if to is None:
-            pattern = r"\d+(?:\.\d+)?" if unit == "SECOND" else r"\d+"
-            if re.fullmatch(pattern, value):
-                return round(float(value) * _US[unit]) if "." in value else int(value) * _US[unit]
-            form = "a number of seconds such as '1.5'" if unit == "SECOND" else f"a whole number of {unit.lower()}s"
-            self.error("OVERJOIN_WINDOW_BAD_INTERVAL", D.pos(node, "literal"), literal=literal, unit=unit,
-                       detail=f"expected {form}")  # fmt: skip
-            return None
-        qualifier = (unit, to)
-        if qualifier not in _FIELDS:
-            self.error("OVERJOIN_WINDOW_BAD_INTERVAL", D.pos(node, "literal"), literal=literal,
-                       unit=f"{unit} TO {to}", detail=f"{unit} TO {to} is not an interval qualifier")  # fmt: skip
-            return None
-        pattern, fields = _FIELDS[qualifier]
-        match = re.fullmatch(pattern, value)
-        if match is None:
-            self.error("OVERJOIN_WINDOW_BAD_INTERVAL", D.pos(node, "literal"), literal=literal,
-                       unit=f"{unit} TO {to}", detail=f"expected '{_FIELD_FORMS[qualifier]}'")  # fmt: skip
-            return None
-        values = [float(v) for v in match.groups()]
-        # As in SQL and Spark, only the leading field is unbounded: 'mm:ss' needs ss < 60.
-        limits = {"HOUR": 24, "MINUTE": 60, "SECOND": 60}
-        if any(v >= limits[f] for v, f in list(zip(values, fields))[1:]):
-            self.error("OVERJOIN_WINDOW_BAD_INTERVAL", D.pos(node, "literal"), literal=literal,
-                       unit=f"{unit} TO {to}",
-                       detail="hours must be below 24 and minutes and seconds below 60 after the first field")  # fmt: skip
-            return None
-        return sum(round(float(v) * _US[f]) for v, f in zip(match.groups(), fields))
-
-    def _interval_string(self, node: D.WindowInterval, value: str) -> int | None:
-        literal = _sql(node.this)
-        if not node.this.is_string:
-            self.error("OVERJOIN_WINDOW_BAD_INTERVAL", D.pos(node, "literal"), literal=literal, unit="interval",
-                       detail="a number needs a unit, for example INTERVAL 5 SECONDS")  # fmt: skip
-            return None
-        total, consumed = 0, 0
-        for match in _PAIR.finditer(value):
-            if value[consumed: match.start()].strip():
-                break
-            number, unit = match.group(1), _base_unit(match.group(2))
-            if unit in _VARIABLE_UNITS:
-                self.error("OVERJOIN_WINDOW_VARIABLE_UNIT", D.pos(node, "literal"), unit=unit)
+            found = intervals.split_pairs(body) if literal.is_string else None
+            if found is None:
+                return self._value(intervals.BadValue(intervals.expected("multiUnit")), node, literal, "interval")
+            if minus or any(n.startswith("-") for n, _ in found):
+                return self._negative(node)
+            return self._value(intervals.pairs(found), node, literal, "interval")
+        # Spark's unquoted form: INTERVAL 5 SECONDS [3 MILLISECONDS ...].
+        if minus:
+            return self._negative(node)
+        total = 0
+        for pair in pairs:
+            pair_unit = intervals.base_unit(pair.args["unit"])
+            value = self._value(intervals.single(pair.this.name, pair_unit), pair, pair.this, pair_unit)
+            if value is None:
                 return None
-            if unit not in _US:
-                break
-            if number.startswith("-"):
-                self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(node, "interval"), size=_sql(node))
-                return None
-            total += round(float(number) * _US[unit])
-            consumed = match.end()
-        if consumed == 0 or value[consumed:].strip():
-            self.error("OVERJOIN_WINDOW_BAD_INTERVAL", D.pos(node, "literal"), literal=literal, unit="interval",
-                       detail="expected number-and-unit pairs such as '5 seconds' or '1 hour 30 minutes'")  # fmt: skip
+            total += value
+        return self._value(total if total < 2**63 else intervals.BadValue(intervals.expected("tooLarge")),
+                           pairs[-1], pairs[-1].this, intervals.base_unit(pairs[-1].args["unit"]))  # fmt: skip
+
+    def _unit_ok(self, node: D.WindowInterval, key: str, precision_key: str) -> bool:
+        word = node.args.get(key)
+        if not word:
+            return True
+        unit = intervals.base_unit(word)
+        if unit in intervals.lexicon()["variableUnits"]:
+            self.error("OVERJOIN_WINDOW_VARIABLE_UNIT", D.pos(node, key), unit=unit)
+            return False
+        precision = node.args.get(precision_key)
+        if precision is not None and int(precision) > intervals.lexicon()["maxPrecision"]:
+            self.error("OVERJOIN_WINDOW_BAD_PRECISION", D.pos(node, precision_key), precision=precision, unit=unit)
+            return False
+        return True
+
+    def _negative(self, node: D.WindowInterval) -> None:
+        self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(node, "interval"), size=self._written(node))
+        return None
+
+    def _value(self, value: intervals.Result, node: D.WindowInterval, literal: exp.Expr, unit: str) -> int | None:
+        if isinstance(value, intervals.VariableUnit):
+            self.error("OVERJOIN_WINDOW_VARIABLE_UNIT", D.pos(node, "literal"), unit=value.unit)
             return None
-        return total
+        if isinstance(value, intervals.BadValue):
+            self.error("OVERJOIN_WINDOW_BAD_INTERVAL", D.pos(node, "literal"), literal=self._text(node, "literal"),
+                       unit=unit, detail=value.detail)  # fmt: skip
+            return None
+        return value
+
+    def _text(self, node: exp.Expr, part: str) -> str:
+        span = D.pos(node, part)
+        return self.ctx.sql[span[0]: span[1] + 1] if span else ""
 
 
 # ============================================================================================
@@ -1013,11 +1042,6 @@ def _check_duplicate_windows(block: Block, reporter: _Reporter) -> None:
             reporter.add("OVERJOIN_DUPLICATE_WINDOW_NAME", _span(definition.this) or D.pos(definition, "name"),
                          name=definition.this.name)  # fmt: skip
         seen.add(name)
-
-
-def _never_closes(item: Input) -> bool:
-    window = item.window
-    return bool(window is not None and window.kind == "ROWS" and window.partitioned)
 
 
 def _order_column(spec: D.JoinWindowSpec | None) -> exp.Column | None:

@@ -8,39 +8,17 @@ analysis). Disagreements are bugs, not skips.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tests.corpus_loader import load_corpus
+from tests.spark.agreement import jvm_verdict, py_verdict, same
 
 ENTRIES = load_corpus()
 
-_OURS = re.compile(r"\(line (\d+), position (\d+)\)")    # overjoin's errors: 1-based column
-_SPARKS = re.compile(r"\(line (\d+), pos (\d+)\)")        # Spark's errors: 0-based position
-
 
 def jvm_parse(spark, entry):
-    """Parse with the JVM parser: None when it accepts, else (code, line, col or None)."""
-    from pyspark.errors.exceptions.captured import CapturedException
-
-    parser = spark._jsparkSession.sessionState().sqlParser()
-    spark.conf.set("spark.sql.ansi.doubleQuotedIdentifiers", str(entry.double_quoted_identifiers).lower())
-    try:
-        parser.parsePlan(entry.sql)
-        return None
-    except CapturedException as e:  # pyspark converts the JVM's ParseException
-        msg = str(e)
-        code = re.search(r"\] (OJ\d{3}):", msg)
-        ours = _OURS.search(msg)
-        if code and ours:
-            return code.group(1), int(ours.group(1)), int(ours.group(2))
-        theirs = _SPARKS.search(msg)
-        if theirs:
-            return "OJ001", int(theirs.group(1)), int(theirs.group(2)) + 1
-        return "OJ001", None, None
-    finally:
-        spark.conf.unset("spark.sql.ansi.doubleQuotedIdentifiers")
+    """The JVM parser's verdict on a corpus entry (see ``tests/spark/agreement.py``)."""
+    return jvm_verdict(spark, entry.sql, entry.double_quoted_identifiers)
 
 
 def test_corpus_has_at_least_150_entries():
@@ -54,22 +32,26 @@ def test_jvm_parser_agrees_with_the_corpus(spark, entry):
         assert result is None, f"JVM parser rejects a valid statement: {result}"
         return
     assert result is not None, f"JVM parser accepts a statement the corpus says is {entry.code}"
-    code, line, col = result
-    # Spark's own syntax errors are one class (OJ001); overjoin's codes must match exactly.
-    assert code == entry.code or (code == "OJ001" and entry.code == "OJ001"), (code, entry.code)
+    code, line, col, _ = result
+    assert code == entry.code, (code, entry.code)
     if line is not None:
         assert (line, col) == (entry.line, entry.col)
 
 
-def test_python_validator_agrees_with_the_corpus():
-    import overjoin
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if not e.valid and not e.schema_only],
+                         ids=lambda e: e.name)
+def test_both_parsers_give_the_same_parameters(spark, entry):
+    """Beyond code and position: overjoin's own errors carry the same message parameters."""
+    jvm = jvm_parse(spark, entry)
+    py = py_verdict(entry.sql, entry.schemas, entry.double_quoted_identifiers)
+    assert same(jvm, py), (jvm, py)
 
+
+def test_python_validator_agrees_with_the_corpus():
     for entry in ENTRIES:
-        diags = [d for d in overjoin.validate(entry.sql, entry.schemas,
-                                              double_quoted_identifiers=entry.double_quoted_identifiers)
-                 if d.severity == "error"]
+        first = py_verdict(entry.sql, entry.schemas, entry.double_quoted_identifiers)
         if entry.valid:
-            assert not diags, (entry.name, diags)
+            assert first is None, (entry.name, first)
         else:
-            assert diags, entry.name
-            assert (diags[0].code, diags[0].line, diags[0].column) == (entry.code, entry.line, entry.col), entry.name
+            assert first is not None, entry.name
+            assert first[:3] == (entry.code, entry.line, entry.col), entry.name

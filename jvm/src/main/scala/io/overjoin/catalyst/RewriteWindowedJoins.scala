@@ -648,11 +648,13 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] {
  */
 object RemoveStreamJoinMarkers extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
+    // A FROM clause still waiting for its rewrite has something unresolved below it (an unknown
+    // column in ON, say): Spark's own check reports that, with its position, before it reaches
+    // this node. Only a resolved one left behind would be overjoin's fault.
     plan.foreach {
-      case r: StreamJoinRoot if r.child.resolved || r.child.collect { case w: WindowedInput => w }.isEmpty =>
-        throw OverjoinErrors.analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN",
-          "combination" -> s"the FROM clause of block ${r.block.id}", "detail" -> "overjoin could not rewrite it",
-          "alternative" -> "Please report this query.")
+      case r: StreamJoinRoot if r.child.resolved =>
+        throw OverjoinErrors.analysis("OVERJOIN_INTERNAL_ERROR",
+          "detail" -> s"the FROM clause of query block ${r.block.id} was resolved but not rewritten")
       case _ =>
     }
     plan.foreach { p =>

@@ -1,87 +1,106 @@
 package io.overjoin.parser
 
+import io.overjoin.model.Lexicon
+
 /**
- * The values of SQL interval literals with fixed-length units, in microseconds.
+ * The values of interval literals with fixed-length units, in microseconds, by the rules of
+ * docs/syntax.md ("Interval values"), from the data in [[Lexicon]]. The Python validator follows
+ * the same rules from the same data (`overjoin/intervals.py`); each step here has its twin there.
  *
- * `qualified` reads the SQL-standard forms, where the unit comes after the quoted value
- * (`'1:30' MINUTE TO SECOND`); `multiUnit` reads Spark's single-string form (`'1 hour 30 minutes'`).
- * The leading field may be any size; trailing fields must be in range (hours 0-23, minutes and
- * seconds 0-59); only a seconds field may have a fraction. A sign inside the string is kept, so the
- * caller can reject negative windows with its own message.
+ * Values are exact: a seconds fraction has at most nanoseconds, and the result is truncated to
+ * microseconds. A sign is read by the caller, which rejects negative windows with its own error.
  */
 object IntervalValues {
-  private val Micros: Map[String, Long] = Map("MICROSECOND" -> 1L, "MILLISECOND" -> 1000L,
-    "SECOND" -> 1000000L, "MINUTE" -> 60000000L, "HOUR" -> 3600000000L, "DAY" -> 86400000000L,
-    "WEEK" -> 604800000000L)
 
-  private val Order = Seq("DAY", "HOUR", "MINUTE", "SECOND")
+  /** Why a value was refused: the `expected` text for OJ106, or a variable unit (OJ101). */
+  sealed trait Problem
+  final case class BadValue(detail: String) extends Problem
+  final case class VariableUnit(unit: String) extends Problem
 
-  private val Int = "(\\d+)"
-  private val Sec = "(\\d+(?:\\.\\d{1,9})?)"
+  private def number(unit: String): String =
+    (if (Lexicon.fractionalUnits.contains(unit)) Lexicon.decimal else Lexicon.integer).stripPrefix("[+-]?")
 
-  /** The fields each `x TO y` form has, in order, with the regular expression of its body. */
-  private def pattern(from: String, to: String): Option[(scala.util.matching.Regex, Seq[String])] = {
-    val fields = Order.slice(Order.indexOf(from), Order.indexOf(to) + 1)
-    if (fields.size < 2) return None
-    // DAY is separated from the time by a space; the time fields by colons.
-    val parts = fields.map(f => if (f == "SECOND") Sec else Int)
-    val body = if (fields.head == "DAY") parts.head + "\\s+" + parts.tail.mkString(":") else parts.mkString(":")
-    Some(((s"^([+-])?$body$$").r, fields))
-  }
+  /** Exact microseconds of `v` (unsigned decimal text) units, truncated. */
+  private def micros(v: String, unit: String): BigInt =
+    (BigDecimal(fix(v)) * Lexicon.unitMicros(unit)).setScale(0, BigDecimal.RoundingMode.DOWN).toBigInt
 
-  def qualified(body: String, unit: String, to: Option[String]): Option[Long] = to match {
-    case None =>
-      val single = if (unit == "SECOND") s"^([+-])?$Sec$$".r else s"^([+-])?$Int$$".r
-      body match {
-        case single(sign, v) =>
-          val micros = (BigDecimal(v) * Micros(unit)).toLong
-          Some(if (sign == "-") -micros else micros)
-        case _ => None
-      }
-    case Some(u2) =>
-      if (!Order.contains(unit) || !Order.contains(u2) || Order.indexOf(unit) >= Order.indexOf(u2)) return None
-      pattern(unit, u2).flatMap { case (re, fields) =>
-        re.unapplySeq(body).flatMap { groups =>
-          val sign = Option(groups.head)
-          val values = groups.tail.map(BigDecimal(_))
-          val inRange = fields.zip(values).drop(1).forall {
-            case ("HOUR", v) => v < 24
-            case (_, v) => v < 60
-          }
-          if (!inRange) None
-          else {
-            val micros = fields.zip(values).map { case (f, v) => (v * Micros(f)).toLong }.sum
-            Some(if (sign.contains("-")) -micros else micros)
-          }
-        }
-      }
-  }
+  /** A total that fits Spark's timestamps; a larger one is refused like any other bad value. */
+  private def bounded(total: BigInt): Either[Problem, Long] =
+    if (total.isValidLong) Right(total.toLong) else Left(BadValue(Lexicon.expected("tooLarge")))
 
-  private val Pair = "([+-]?\\d+(?:\\.\\d+)?)\\s*([a-zA-Z]+)".r
-
-  /** `'5 seconds'`, `'1 hour 30 minutes'`; None when any part is not a fixed-length unit. */
-  def multiUnit(body: String): Option[Long] = {
-    val b = body.trim
-    if (b.isEmpty) return None
-    val matches = Pair.findAllMatchIn(b).toList
-    val covered = matches.map(_.matched).mkString
-    if (matches.isEmpty || covered.replaceAll("\\s", "") != b.replaceAll("\\s", "")) return None
-    val parts = matches.map { m =>
-      val unit = m.group(2).toUpperCase.stripSuffix("S") match { case "" => "S"; case u => u }
-      Micros.get(unit).map(f => (BigDecimal(m.group(1)) * f).toLong)
+  /** `'v' UNIT` (unit singular, fixed): the unsigned value's microseconds. */
+  def single(body: String, unit: String): Either[Problem, Long] = {
+    val re = ("^" + number(unit) + "$").r
+    body match {
+      case re() => bounded(micros(body, unit))
+      case _ => Left(BadValue(expectedForm(unit, None)))
     }
-    if (parts.forall(_.isDefined)) Some(parts.flatten.sum) else None
+  }
+
+  /** `'v' UNIT TO UNIT2`: the fields of the form, separated as the standard writes them. */
+  def fields(body: String, unit: String, to: String): Either[Problem, Long] = {
+    val order = Lexicon.fieldOrder
+    val (a, b) = (order.indexOf(unit), order.indexOf(to))
+    if (a < 0 || b < 0 || a >= b) return Left(BadValue(expectedForm(unit, Some(to))))
+    val names = order.slice(a, b + 1)
+    val parts = names.map(f => "(" + number(f) + ")")
+    val pattern = (if (names.head == "DAY") "^" + parts.head + "\\s+" + parts.tail.mkString(":") + "$"
+      else "^" + parts.mkString(":") + "$").r
+    pattern.unapplySeq(body) match {
+      case Some(values) if names.zip(values).drop(1).forall { case (f, v) => BigDecimal(fix(v)) < Lexicon.fieldLimits(f) } =>
+        bounded(names.zip(values).map { case (f, v) => micros(v, f) }.sum)
+      case _ => Left(BadValue(expectedForm(unit, Some(to))))
+    }
+  }
+
+  private def fix(v: String): String = if (v.startsWith(".")) "0" + v else if (v.endsWith(".")) v + "0" else v
+
+  /**
+   * `'1 hour 30 minutes'` and the pairs of `INTERVAL 1 HOUR 30 MINUTES`: (number, unit word)
+   * pairs. A negative pair is the caller's to refuse; here its absolute value counts.
+   */
+  def pairs(values: Seq[(String, String)]): Either[Problem, Long] = {
+    var total = BigInt(0)
+    values.foreach { case (num, word) =>
+      val unit = Lexicon.baseUnit(word)
+      if (Lexicon.variableUnits.contains(unit)) return Left(VariableUnit(unit))
+      if (!Lexicon.unitMicros.contains(unit)) return Left(BadValue(Lexicon.expected("multiUnit")))
+      val unsigned = num.stripPrefix("-").stripPrefix("+")
+      if (!("^" + number(unit) + "$").r.matches(unsigned)) return Left(BadValue(Lexicon.expected("multiUnit")))
+      total += micros(unsigned, unit)
+    }
+    bounded(total)
+  }
+
+  /** The pairs of a multi-unit string, or None when the string is not made of pairs only. */
+  def splitPairs(body: String): Option[Seq[(String, String)]] = {
+    val b = body.trim
+    val found = Lexicon.multiUnitPair.findAllMatchIn(b).toList
+    if (found.isEmpty) return None
+    val covered = found.map(_.matched).mkString
+    if (covered.replaceAll("\\s", "") != b.replaceAll("\\s", "")) None
+    else Some(found.map(m => (m.group(1), m.group(2))))
   }
 
   def expectedForm(unit: String, to: Option[String]): String = to match {
-    case None if unit == "SECOND" => "expected a number of seconds such as '5' or '0.5'"
-    case None => s"expected a whole number of ${unit.toLowerCase}s such as '5'"
-    case Some(u2) => pattern(unit, u2) match {
-      case Some((_, fields)) =>
-        val example = fields.map { case "DAY" => "d"; case "HOUR" => "hh"; case "MINUTE" => "mm"; case _ => "ss" }
-        val shown = if (fields.head == "DAY") example.head + " " + example.tail.mkString(":") else example.mkString(":")
-        s"expected '$shown' with hours below 24 and minutes and seconds below 60 after the first field"
-      case None => s"$unit TO $u2 is not an interval form: write the larger unit first"
-    }
+    case None if Lexicon.fractionalUnits.contains(unit) => Lexicon.expected("seconds")
+    case None => Lexicon.expected("wholeUnits", "units" -> (unit.toLowerCase + "s"))
+    case Some(u2) =>
+      val order = Lexicon.fieldOrder
+      val (a, b) = (order.indexOf(unit), order.indexOf(u2))
+      if (a < 0 || b < 0 || a >= b) Lexicon.expected("notAForm", "unit" -> unit, "to" -> u2)
+      else {
+        val shown = order.slice(a, b + 1).map(Lexicon.fieldShown)
+        val form = if (order(a) == "DAY") shown.head + " " + shown.tail.mkString(":") else shown.mkString(":")
+        Lexicon.expected("fields", "form" -> form)
+      }
+  }
+
+  /** A Lenses duration (`500ms`, `1.5m`): its microseconds, truncated; None when it is not one. */
+  def duration(text: String): Option[Long] = text match {
+    case Lexicon.duration(num, unit) =>
+      val micros = (BigDecimal(num) * Lexicon.durationMicros(unit.toLowerCase)).setScale(0, BigDecimal.RoundingMode.DOWN)
+      if (micros.isValidLong) Some(micros.toLong) else None
+    case _ => None
   }
 }

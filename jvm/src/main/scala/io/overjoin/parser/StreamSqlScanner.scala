@@ -4,6 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import io.overjoin.catalyst.{JoinWindow, RangeFrame}
 import io.overjoin.errors.{OverjoinErrors, SqlPosition}
+import io.overjoin.model.Lexicon
 
 /**
  * overjoin's structural parser. It reads a statement's tokens, finds every query block (a
@@ -40,7 +41,33 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
   def scan(): ScanResult = {
     scanRange(0, n)
     val ours = blocks.sortBy(_.selectStart).toSeq
-    ScanResult(ours, ours.flatMap(b => blockBlanks.getOrElse(b.id, Nil)))
+    if (ours.isEmpty) return ScanResult(Nil, Nil)
+    ScanResult(ours, ours.flatMap(b => blockBlanks.getOrElse(b.id, Nil)), sServerSpellings())
+  }
+
+  /**
+   * A statement in the streaming dialect reads as s-Server and Kinesis Data Analytics write it
+   * (docs/semantics.md §0): `"x"` is an identifier whatever `spark.sql.ansi.doubleQuotedIdentifiers`
+   * says, and `CREATE VIEW v DESCRIPTION '...' AS` is Spark's `COMMENT`.
+   */
+  private def sServerSpellings(): Seq[Replacement] = {
+    val quoted = tokens.filter(_.kind == TokenKind.DoubleQuoted).map { t =>
+      Replacement.backQuoted(t).getOrElse(throw OverjoinErrors.parse("OVERJOIN_SYNTAX_ERROR", sql, t.start, t.end,
+        "token" -> t.text, "detail" -> "a double-quoted name cannot contain a back quote (`)"))
+    }
+    val description = if (isCreateView) {
+      val as = findAtDepth0(0, n)(i => tokens(i).isWord("AS"))
+      (0 until as).collectFirst {
+        case i if tokens(i).isWord("DESCRIPTION") && i + 1 < as && tokens(i + 1).kind == TokenKind.Str =>
+          Replacement(tokens(i).start, "COMMENT    ")
+      }.toSeq
+    } else Nil
+    quoted ++ description
+  }
+
+  private def isCreateView: Boolean = {
+    val words = tokens.take(6).takeWhile(_.kind == TokenKind.Word).map(_.upper)
+    words.headOption.contains("CREATE") && words.contains("VIEW")
   }
 
   private val blockBlanks = scala.collection.mutable.Map.empty[Int, Seq[(Int, Int)]]
@@ -107,11 +134,12 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     var window: Option[JoinWindow] = None
     var windowName: Option[Token] = None
     var windowStart: Option[Int] = None
+    var overAt: Option[Int] = None
+    var specRange: Option[(Int, Int)] = None
     var streamKeyword = false
     var within: Option[(Long, Int)] = None
     var lookup = false
     var windowFunction = false
-    var watermark = false
     var asofRight = false
     var asofTime: Option[String] = None
     var tvf: Option[WindowTvf] = None
@@ -184,7 +212,6 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     if (b.inputs.exists(_.window.isDefined)) b.dialect = true
     if (b.dialect) {
       b.pending.headOption.foreach(_.apply())
-      checkOuterRowsWindows(b)
     }
 
     if (b.dialect) {
@@ -197,6 +224,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       val names = inputs.map(_.name.toLowerCase).toSet
       val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
         Seq((clauseEnd, windowIdx), (windowEnd, end))
+      exprRanges.foreach { case (f, t) => checkWindowNamesAsQualifiers(f, t, b, usedNames.toSet, names) }
       val refs = exprRanges.flatMap { case (f, t) => rowtimeRefs(f, t, names, listStart, fromIdx) }
       blocks += StreamBlock(id, tokens(sel).start, selectStream, inputs, b.joins.toSeq, refs)
       blockBlanks(id) = b.blanks.toSeq
@@ -208,6 +236,32 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       if (tokens(i).isSymbol("(")) { val j = close(i, end); scanRange(i + 1, j); i = j + 1 } else i += 1
     }
     end
+  }
+
+  /**
+   * `JOIN TradeStream OVER t ... WHERE t.amount > 0`: `t` names a window, not an input, though the
+   * Kinesis Data Analytics guide prints a query written so. Said before Spark's "cannot resolve".
+   */
+  private def checkWindowNamesAsQualifiers(from: Int, to: Int, b: BlockBuilder, windowNames: Set[String],
+      inputNames: Set[String]): Unit = {
+    if (windowNames.isEmpty) return
+    var i = from
+    while (i + 2 < to) {
+      val t = tokens(i)
+      if (t.isSymbol("(") && tokens(i + 1).isWordIn(Set("SELECT", "WITH", "VALUES", "FROM", "TABLE"))) {
+        i = close(i, to) + 1
+      } else {
+        val name = t.identifier.toLowerCase
+        if (isName(t) && tokens(i + 1).isSymbol(".") && isName(tokens(i + 2)) &&
+          !(i > from && tokens(i - 1).isSymbol(".")) && windowNames.contains(name) && !inputNames.contains(name)) {
+          val user = b.inputs.find(_.windowName.exists(_.identifier.equalsIgnoreCase(name))).get
+          throw OverjoinErrors.parse("OVERJOIN_WINDOW_NAME_AS_INPUT", sql, t.start, tokens(i + 2).end,
+            "name" -> t.text, "reference" -> sql.substring(t.start, tokens(i + 2).end),
+            "input" -> user.source, "column" -> tokens(i + 2).text)
+        }
+        i += 1
+      }
+    }
   }
 
   private def startsSelectList(i: Int, end: Int): Boolean = {
@@ -294,7 +348,8 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
   }
 
   private def crossCondition(t: Token): Nothing =
-    throw OverjoinErrors.parse("OVERJOIN_CROSS_JOIN_CONDITION", sql, t.start, t.end, "clause" -> t.upper)
+    throw OverjoinErrors.parse("OVERJOIN_CROSS_JOIN_CONDITION", sql, t.start, t.end,
+      "clause" -> (if (t.isWord("ON")) "an ON condition" else "a USING clause"))
 
   private def endsCondition(k: Int, to: Int): Boolean = {
     val t = tokens(k)
@@ -340,7 +395,12 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     val relEnd = tokens(math.min(i, to) - 1).end
     // TUMBLE(s, ts, size): only `s` is left for Spark's parser; its relation node starts there.
     val nodeStart = tvf.map(_._2._1).getOrElse(tokens(inputStart).start)
-    val source = tvf.map { case (_, (f, e), _) => sql.substring(f, e) }.getOrElse(sql.substring(tokens(relStart).start, relEnd))
+    val source = tvf.map { case (_, (f, e), _) => sql.substring(f, e) }.getOrElse {
+      // STREAM(t) reads t, and is named t.
+      if (streamKw && tokens(relStart).isSymbol("(") && closeOf(relStart) > relStart + 1) {
+        sql.substring(tokens(relStart + 1).start, tokens(closeOf(relStart) - 1).end)
+      } else sql.substring(tokens(relStart).start, relEnd)
+    }
     val in = new InputBuilder(nodeStart, relEnd, source)
     in.tvf = tvf.map(_._1)
     tvf.foreach { case (_, _, blanks) => b.blanks ++= blanks }
@@ -353,10 +413,8 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     while (i < to && progress) {
       val u = tokens(i)
       if (u.isWord("OVER")) {
-        if (in.window.isDefined || in.windowName.isDefined) return -1
-        if (in.lookup) notAJoinInput(u, in.displayName, "a FOR SYSTEM_TIME AS OF PROCTIME() lookup input takes no window")
-        if (in.windowFunction) notAJoinInput(u, in.displayName, "a TUMBLE/HOP input is windowed by its function already")
-        if (in.asofRight) notAJoinInput(u, in.displayName, "an ASOF join takes no window")
+        if (in.overAt.isDefined) return -1
+        in.overAt = Some(i)
         i = parseOver(b, in, i, to)
       } else if (u.isWord("FOR") && i + 4 < to && tokens(i + 1).isWord("SYSTEM_TIME") && tokens(i + 2).isWord("AS") &&
         tokens(i + 3).isWord("OF") && tokens(i + 4).isWord("PROCTIME")) {
@@ -370,7 +428,6 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       } else if (u.isWord("WATERMARK") && i + 3 < to && isName(tokens(i + 1)) && tokens(i + 2).isWord("DELAY") &&
         tokens(i + 3).isWord("OF")) {
         // Spark's own clause: skip it, Spark parses it.
-        in.watermark = true
         val (_, next) = parseInterval(i + 4, to, in.displayName, allowNegative = true)
         i = next
       } else if (u.isWord("AS") && i + 1 < to && isName(tokens(i + 1))) {
@@ -391,6 +448,15 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
         i = next
       } else progress = false
     }
+    // The window is checked once the input's alias is known, so that errors name the input as
+    // the rest of the query does.
+    in.overAt.foreach { at =>
+      val u = tokens(at)
+      if (in.lookup) notAJoinInput(u, in.displayName, "a FOR SYSTEM_TIME AS OF PROCTIME() lookup input takes no window")
+      if (in.windowFunction) notAJoinInput(u, in.displayName, "a TUMBLE/HOP input is windowed by its function already")
+      if (in.asofRight) notAJoinInput(u, in.displayName, "an ASOF join takes no window")
+      in.specRange.foreach { case (f, t) => in.window = Some(parseWindowSpec(f, t, in.displayName)) }
+    }
     i
   }
 
@@ -402,7 +468,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     val next = if (t.isSymbol("(")) {
       val c = close(i, to)
       if (c >= to) syntax(i, "a closing parenthesis")
-      in.window = Some(parseWindowSpec(i + 1, c, in.displayName))
+      in.specRange = Some((i + 1, c))
       c + 1
     } else if (isName(t) && !t.isWordIn(NotAnAlias)) {
       in.windowName = Some(t)
@@ -414,7 +480,8 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
   }
 
   private implicit class InputName(in: InputBuilder) {
-    def displayName: String = in.alias.getOrElse(in.source)
+    /** How errors name an input: `alias (source)`, or its source when it has no other name. */
+    def displayName: String = StreamInput.display(in.alias, in.source)
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -522,10 +589,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       val (b, i2) = rangeBound(i1 + 1, to, input)
       val am = a match { case Current => 0L; case Preceding(m, _) => m }
       val bm = b match { case Current => 0L; case Preceding(m, _) => m }
-      if (am < bm) {
-        throw OverjoinErrors.parse("OVERJOIN_WINDOW_BOUNDS_ORDER", sql, tokens(from).start, tokens(from).end,
-          "input" -> input, "start" -> JoinWindow.intervalSql(am), "end" -> JoinWindow.intervalSql(bm))
-      }
+      if (am < bm) boundsOrder(from, i1, i2, input)
       (RangeFrame(am, bm), i2)
     } else {
       val (a, i1) = rangeBound(from, to, input)
@@ -575,14 +639,11 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       val (a, i1) = bound(from + 1)
       if (!(i1 < to && tokens(i1).isWord("AND"))) syntax(i1, "AND in ROWS BETWEEN ... AND ...", atEnd = i1 >= to)
       val (b, i2) = bound(i1 + 1)
-      if (rowsOf(a) < rowsOf(b)) {
-        throw OverjoinErrors.parse("OVERJOIN_WINDOW_BOUNDS_ORDER", sql, tokens(from).start, tokens(from).end,
-          "input" -> input, "start" -> s"${rowsOf(a)} rows", "end" -> s"${rowsOf(b)} rows")
-      }
+      if (rowsOf(a) < rowsOf(b)) boundsOrder(from, i1, i2, input)
       if (rowsOf(b) != 0) {
         throw OverjoinErrors.parse("OVERJOIN_UNSUPPORTED_SYNTAX", sql, tokens(i1 + 1).start, tokens(i2 - 1).end,
           "feature" -> "A ROWS window that ends before the current row",
-          "alternative" -> "end the window at CURRENT ROW.")
+          "alternative" -> "write ROWS BETWEEN n PRECEDING AND CURRENT ROW.")
       }
       (io.overjoin.catalyst.RowsFrame(rowsOf(a)), i2)
     } else {
@@ -590,6 +651,12 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       (io.overjoin.catalyst.RowsFrame(rowsOf(a)), i1)
     }
   }
+
+  /** `BETWEEN a AND b` with `a` nearer than `b`: the bounds as the user wrote them. */
+  private def boundsOrder(between: Int, and: Int, end: Int, input: String): Nothing =
+    throw OverjoinErrors.parse("OVERJOIN_WINDOW_BOUNDS_ORDER", sql, tokens(between).start, tokens(between).end,
+      "input" -> input, "start" -> sql.substring(tokens(between + 1).start, tokens(and - 1).end),
+      "end" -> sql.substring(tokens(and + 1).start, tokens(end - 1).end))
 
   private def tokenAt(offset: Int): Token = tokens.find(_.start == offset).get
 
@@ -680,33 +747,6 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     }.flatten
   }
 
-  /**
-   * An outer join whose preserved side has only partitioned ROWS windows could never emit its
-   * null-padded rows: a partition that gets no further row never closes its last rows' windows.
-   */
-  private def checkOuterRowsWindows(b: BlockBuilder): Unit = {
-    def partitionedRows(in: InputBuilder): Boolean = in.window.exists(w =>
-      w.frame.isInstanceOf[io.overjoin.catalyst.RowsFrame] && w.partitionBy.nonEmpty)
-    def knownStream(in: InputBuilder): Boolean = in.window.isDefined || in.streamKeyword || in.watermark
-    b.joins.foreach { j =>
-      val left = b.inputs.take(j.rightIndex).toSeq
-      val right = Seq(b.inputs(j.rightIndex))
-      val preserved = j.kind match {
-        case k if k.startsWith("LEFT") && !k.contains("SEMI") && !k.contains("ANTI") => Seq((left, right))
-        case k if k.startsWith("RIGHT") => Seq((right, left))
-        case k if k.startsWith("FULL") => Seq((left, right), (right, left))
-        case _ => Nil
-      }
-      preserved.find { case (kept, other) => kept.forall(partitionedRows) && other.exists(knownStream) }.foreach { _ =>
-        val t = tokenAt(j.start)
-        throw OverjoinErrors.parse("OVERJOIN_OUTER_JOIN_UNBOUNDED", sql, t.start, t.end,
-          "joinType" -> j.kind.stripSuffix(" JOIN"), "left" -> left.map(_.displayName).mkString(", "),
-          "right" -> right.head.displayName,
-          "detail" -> "every input it keeps has a ROWS window counted per PARTITION BY partition, and a partition that gets no further row never closes its window")
-      }
-    }
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Durations and intervals.
 
@@ -718,44 +758,42 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
     else if (t.kind == TokenKind.Number) (lensesDuration(t), i + 1)
     else if (t.isSymbol("-") && i + 1 < to && tokens(i + 1).kind == TokenKind.Number) {
       throw OverjoinErrors.parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", sql, t.start, tokens(i + 1).end,
-        "input" -> input, "size" -> ("-" + tokens(i + 1).text))
-    } else if (t.kind == TokenKind.Str && i + 1 < to && tokens(i + 1).isWordIn(AllUnits)) {
+        "input" -> input, "size" -> sql.substring(t.start, tokens(i + 1).end))
+    } else if (t.kind == TokenKind.Str && i + 1 < to && tokens(i + 1).isWordIn(Lexicon.unitWords)) {
       syntax(i, "INTERVAL before the interval value")
     } else if (t.kind == TokenKind.Word) {
       throw OverjoinErrors.parse("OVERJOIN_BAD_DURATION", sql, t.start, t.end, "literal" -> t.text)
     } else syntax(i, "a duration such as 5s or INTERVAL '5' SECOND")
   }
 
-  private def lensesDuration(t: Token): Long = {
-    t.text.toLowerCase match {
-      case LensesDuration(num, unit) =>
-        val factor = unit match {
-          case "ms" => 1000L; case "s" => 1000000L; case "m" => 60000000L
-          case "h" => 3600000000L; case "d" => 86400000000L
-        }
-        (BigDecimal(num) * factor).toLongExact
-      case _ =>
-        throw OverjoinErrors.parse("OVERJOIN_BAD_DURATION", sql, t.start, t.end, "literal" -> t.text)
-    }
-  }
+  private def lensesDuration(t: Token): Long = IntervalValues.duration(t.text).getOrElse(
+    throw OverjoinErrors.parse("OVERJOIN_BAD_DURATION", sql, t.start, t.end, "literal" -> t.text))
 
   /**
-   * `INTERVAL [-] 'v' unit [(p)] [TO unit [(p)]]`, `INTERVAL 'n unit ...'`, `INTERVAL n unit [n unit ...]`.
-   * Returns microseconds and the index after the literal.
+   * `INTERVAL [-] 'v' unit [(p)] [TO unit [(p)]]`, `INTERVAL [-] 'n unit ...'`, `INTERVAL [-] n unit [n unit ...]`
+   * (docs/syntax.md, "Interval values"). Returns microseconds and the index after the literal. A
+   * minus sign, before the value or in it, is refused unless `allowNegative` (a watermark delay
+   * is Spark's to judge).
    */
   private def parseInterval(at: Int, to: Int, input: String, allowNegative: Boolean): (Long, Int) = {
     val intervalTok = tokens(at)
     var i = at + 1
-    var negative = false
-    if (i < to && tokens(i).isSymbol("-")) { negative = true; i += 1 }
-    if (i >= to) syntax(i, "an interval value", atEnd = true)
+    val minus = i < to && tokens(i).isSymbol("-")
+    if (minus) i += 1
+    if (i >= to) syntax(i, "an interval value in quotes, such as INTERVAL '5' SECOND", atEnd = true)
     val v = tokens(i)
-    def negativeError(): Nothing = throw OverjoinErrors.parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", sql,
+    def negative(end: Int): Nothing = throw OverjoinErrors.parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", sql,
       intervalTok.start, tokens(math.min(i, to - 1)).end, "input" -> input,
-      "size" -> sql.substring(intervalTok.start, v.end))
+      "size" -> sql.substring(intervalTok.start, tokens(end - 1).end))
+    def refused(p: IntervalValues.Problem, valueTok: Token, unit: String): Nothing = p match {
+      case IntervalValues.VariableUnit(u) => throw OverjoinErrors.parse("OVERJOIN_WINDOW_VARIABLE_UNIT", sql,
+        valueTok.start, valueTok.end, "input" -> input, "unit" -> u)
+      case IntervalValues.BadValue(detail) => throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_INTERVAL", sql,
+        valueTok.start, valueTok.end, "literal" -> valueTok.text, "input" -> input, "unit" -> unit, "detail" -> detail)
+    }
     if (v.kind == TokenKind.Str) {
       val body = unquote(v.text).trim
-      if (i + 1 < to && tokens(i + 1).isWordIn(AllUnits)) {
+      if (i + 1 < to && tokens(i + 1).isWordIn(Lexicon.unitWords)) {
         val (unit1, j1) = unitAt(i + 1, to, input)
         var j = j1
         var unit2: Option[String] = None
@@ -763,62 +801,63 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
           val (u2, j2) = unitAt(j + 1, to, input)
           unit2 = Some(u2); j = j2
         }
-        val value = IntervalValues.qualified(body, unit1, unit2).getOrElse(
-          throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_INTERVAL", sql, v.start, v.end, "literal" -> v.text,
-            "input" -> input, "unit" -> (unit1 + unit2.map(" TO " + _).getOrElse("")),
-            "detail" -> IntervalValues.expectedForm(unit1, unit2)))
-        if ((negative || value < 0) && !allowNegative) negativeError()
-        (if (negative) -value else value, j)
+        val isNegative = minus || body.startsWith("-")
+        if (isNegative && !allowNegative) negative(j)
+        val unsigned = if (body.startsWith("-") || body.startsWith("+")) body.substring(1) else body
+        val value = unit2.map(u2 => IntervalValues.fields(unsigned, unit1, u2))
+          .getOrElse(IntervalValues.single(unsigned, unit1))
+          .fold(p => refused(p, v, unit1 + unit2.map(" TO " + _).getOrElse("")), identity)
+        (if (isNegative) -value else value, j)
       } else if (i + 1 < to && tokens(i + 1).kind == TokenKind.Word &&
         !tokens(i + 1).isWordIn(Set("PRECEDING", "FOLLOWING", "AND", "ON", "AS", "JOIN", "WHERE"))) {
         syntax(i + 1, "SECOND, MINUTE, HOUR or DAY")
       } else {
-        val value = IntervalValues.multiUnit(body).getOrElse {
-          body.split("\\s+").find(w => MonthUnits.contains(w.toUpperCase)) match {
-            case Some(u) => throw OverjoinErrors.parse("OVERJOIN_WINDOW_VARIABLE_UNIT", sql, v.start, v.end,
-              "input" -> input, "unit" -> u.toUpperCase)
-            case None => throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_INTERVAL", sql, v.start, v.end,
-              "literal" -> v.text, "input" -> input, "unit" -> "interval",
-              "detail" -> "expected a value such as '5 seconds' or '1 hour 30 minutes'")
-          }
-        }
-        if ((negative || value < 0) && !allowNegative) negativeError()
-        (if (negative) -value else value, i + 1)
+        val pairs = IntervalValues.splitPairs(body).getOrElse(
+          refused(IntervalValues.BadValue(Lexicon.expected("multiUnit")), v, "interval"))
+        val isNegative = minus || pairs.exists(_._1.startsWith("-"))
+        if (isNegative && !allowNegative) negative(i + 1)
+        val value = IntervalValues.pairs(pairs).fold(p => refused(p, v, "interval"), identity)
+        (if (isNegative) -value else value, i + 1)
       }
     } else if (v.kind == TokenKind.Number) {
       // Spark's unquoted form: INTERVAL 5 SECONDS [3 MILLISECONDS ...].
       var j = i
-      var total = 0L
-      while (j + 1 < to && tokens(j).kind == TokenKind.Number && tokens(j + 1).isWordIn(AllUnits)) {
+      val pairs = ArrayBuffer.empty[(Token, String)]
+      while (j + 1 < to && tokens(j).kind == TokenKind.Number && tokens(j + 1).isWordIn(Lexicon.unitWords)) {
         val (unit, next) = unitAt(j + 1, to, input)
-        val num = scala.util.Try(BigDecimal(tokens(j).text)).getOrElse(
-          throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_INTERVAL", sql, tokens(j).start, tokens(j).end,
-            "literal" -> tokens(j).text, "input" -> input, "unit" -> unit, "detail" -> "expected a number"))
-        total += (num * UnitMicros(unit)).toLong
+        pairs += ((tokens(j), unit))
         j = next
       }
-      if (j == i) syntax(i + 1, "a unit such as SECOND, MINUTE, HOUR or DAY", atEnd = i + 1 >= to)
-      if (negative && !allowNegative) negativeError()
-      (if (negative) -total else total, j)
+      if (pairs.isEmpty) syntax(i + 1, "a unit such as SECOND, MINUTE, HOUR or DAY", atEnd = i + 1 >= to)
+      if (minus && !allowNegative) negative(j)
+      var total = 0L
+      pairs.foreach { case (num, unit) =>
+        IntervalValues.single(num.text, unit) match {
+          case Right(micros) if total <= Long.MaxValue - micros => total += micros
+          case Right(_) => refused(IntervalValues.BadValue(Lexicon.expected("tooLarge")), num, unit)
+          case Left(p) => refused(p, num, unit)
+        }
+      }
+      (if (minus) -total else total, j)
     } else syntax(i, "an interval value in quotes, such as INTERVAL '5' SECOND")
   }
 
-  /** A unit word with its optional precision; MONTH and YEAR are rejected here. */
+  /** A unit word with its optional precision, as its singular name; MONTH, YEAR, QUARTER are refused here. */
   private def unitAt(i: Int, to: Int, input: String): (String, Int) = {
     val t = tokens(i)
-    val unit = t.upper.stripSuffix("S") match { case "" => "S"; case u => u }
-    if (MonthUnits.contains(t.upper)) {
-      throw OverjoinErrors.parse("OVERJOIN_WINDOW_VARIABLE_UNIT", sql, t.start, t.end, "input" -> input, "unit" -> t.upper)
+    val unit = Lexicon.baseUnit(t.text)
+    if (Lexicon.variableUnits.contains(unit)) {
+      throw OverjoinErrors.parse("OVERJOIN_WINDOW_VARIABLE_UNIT", sql, t.start, t.end, "input" -> input, "unit" -> unit)
     }
-    if (!UnitMicros.contains(unit)) syntax(i, "SECOND, MINUTE, HOUR or DAY")
+    if (!Lexicon.unitMicros.contains(unit)) syntax(i, "SECOND, MINUTE, HOUR or DAY")
     var j = i + 1
-    if (j + 2 < to + 1 && j < to && tokens(j).isSymbol("(")) {
-      val p = tokens(j + 1)
-      if (!(p.kind == TokenKind.Number && p.text.forall(_.isDigit) && j + 2 < to && tokens(j + 2).isSymbol(")"))) {
-        syntax(j + 1, "a precision such as (3)")
+    if (j < to && tokens(j).isSymbol("(")) {
+      val p = tokens.lift(j + 1)
+      if (!p.exists(p => p.kind == TokenKind.Number && p.text.forall(_.isDigit)) || !(j + 2 < to && tokens(j + 2).isSymbol(")"))) {
+        syntax(j + 1, "a precision such as (3)", atEnd = j + 1 >= to)
       }
-      if (p.text.toInt > 9) {
-        throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_PRECISION", sql, p.start, p.end, "precision" -> p.text,
+      if (BigInt(p.get.text) > Lexicon.maxPrecision) {
+        throw OverjoinErrors.parse("OVERJOIN_WINDOW_BAD_PRECISION", sql, p.get.start, p.get.end, "precision" -> p.get.text,
           "unit" -> unit, "input" -> input)
       }
       j += 3
@@ -894,10 +933,4 @@ object StreamSqlScanner {
   private val NotAnAlias: Set[String] = JoinWords ++ ClauseWords ++ SetOperators ++ Set("ON", "USING",
     "OVER", "AS", "FOR", "WATERMARK", "TABLESAMPLE", "PIVOT", "UNPIVOT", "SELECT", "FROM",
     "WITH", "VALUES", "STREAM", "JOIN")
-  private val MonthUnits = Set("MONTH", "MONTHS", "YEAR", "YEARS", "QUARTER", "QUARTERS")
-  private val UnitMicros: Map[String, Long] = Map("MICROSECOND" -> 1L, "MILLISECOND" -> 1000L,
-    "SECOND" -> 1000000L, "MINUTE" -> 60000000L, "HOUR" -> 3600000000L, "DAY" -> 86400000000L,
-    "WEEK" -> 604800000000L)
-  private val AllUnits: Set[String] = UnitMicros.keySet.flatMap(u => Set(u, u + "S")) ++ MonthUnits
-  private val LensesDuration = "^(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)$".r
 }
