@@ -15,7 +15,6 @@ import argparse
 import datetime as dt
 import os
 import platform
-import re
 import statistics
 import sys
 import time
@@ -26,6 +25,9 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from corpus_loader import load_corpus  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from _results import replace_section  # noqa: E402
 
 from overjoin.validator import parse_statements, validate  # noqa: E402
 
@@ -65,8 +67,6 @@ def update_results(path: Path, command: str, result: dict[str, float]) -> None:
     verdict = "meets" if result["per_s_median"] >= TARGET else "MISSES"
     body = "\n".join(
         [
-            SECTION,
-            "",
             f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
             f"- command: `{command}`",
             f"- machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.machine()}",
@@ -75,16 +75,9 @@ def update_results(path: Path, command: str, result: dict[str, float]) -> None:
             f"- median round: {result['median_s'] * 1000:.1f} ms = **{result['per_s_median']:,.0f} statements/s** "
             f"(best round: {result['per_s_best']:,.0f} statements/s)",
             f"- target: >= {TARGET:,.0f} statements/s: {verdict} it",
-            "",
         ]
     )
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(body + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + body
-    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    replace_section(SECTION.removeprefix("## "), body, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CORPUS_DIR", "CorpusEntry", "load_corpus", "parse_entry"]
+__all__ = ["CORPUS_DIR", "CorpusEntry", "load_corpus", "load_fuzz_regressions", "parse_entry"]
 
 #: The corpus root: ``valid/``, ``invalid/`` and ``schemas/`` live here.
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
@@ -99,3 +99,16 @@ def load_corpus(root: Path = CORPUS_DIR) -> list[CorpusEntry]:
         for path in sorted((root / kind).glob("*.sql")):
             entries.append(parse_entry(path, kind == "valid"))
     return entries
+
+
+def load_fuzz_regressions(root: Path = CORPUS_DIR) -> list[tuple[str, str]]:
+    """``fuzz/*.sql``: statements that once crashed a parser, as (file name, text without its
+    leading comment lines). Each parser must parse or refuse them cleanly; where the two disagree
+    on position or wording is not checked (Spark's own parser reports some of them)."""
+    out = []
+    for path in sorted((root / "fuzz").glob("*.sql")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        while lines and lines[0].startswith("--"):
+            lines.pop(0)
+        out.append((path.name, "\n".join(lines)))
+    return out

@@ -24,7 +24,9 @@ The block model built here (:func:`block_model`) is also what :mod:`overjoin.exp
 from __future__ import annotations
 
 import bisect
+import contextlib
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -197,10 +199,38 @@ def validate(
     """
     text = _Text(sql)
     reporter = _Reporter(text)
-    for statement in parse_statements(sql, reporter, double_quoted_identifiers):
-        if statement.tree is not None:
-            _check_tree(statement, reporter, _Schemas(schemas) if schemas else None)
+    with _deep_recursion():
+        try:
+            for statement in parse_statements(sql, reporter, double_quoted_identifiers):
+                if statement.tree is not None:
+                    _check_tree(statement, reporter, _Schemas(schemas) if schemas else None)
+        except RecursionError:
+            reporter.add("OVERJOIN_STATEMENT_TOO_COMPLEX", (0, 0), depth=_depth(sql))
+        except Exception as error:  # noqa: BLE001 - the validator reports, it never raises
+            reporter.add("OVERJOIN_INTERNAL_ERROR", (0, 0), detail=f"the validator failed: {type(error).__name__}: {error}")
     return reporter.sorted()
+
+
+@contextlib.contextmanager
+def _deep_recursion(limit: int = 20000) -> Iterator[None]:
+    """sqlglot's parser recurses a dozen frames per level of parentheses: allow it deep nesting
+    (Python 3.11 runs Python-to-Python calls off the C stack), then put the limit back."""
+    previous = sys.getrecursionlimit()
+    if previous < limit:
+        sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        if previous < limit:
+            sys.setrecursionlimit(previous)
+
+
+def _depth(sql: str) -> int:
+    depth = deepest = 0
+    for ch in sql:
+        depth += (ch == "(") - (ch == ")")
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def parse_statements(
@@ -309,6 +339,10 @@ def _parse_one(tokens: list[Token], sql: str, dialect: Any) -> Statement:
     except ParseError as error:
         message, token, at_end = parser.oj_error or (str(error), first, False)
         return Statement(None, tokens, (token, message, at_end))
+    except (ValueError, TypeError, KeyError, IndexError) as error:
+        # sqlglot's builders refuse some garbage with a plain exception: a syntax error all the same.
+        token = parser._curr or parser._prev or first
+        return Statement(None, tokens, (token, f"this text cannot be parsed ({error})", False))
     tree = trees[0] if trees else None
     if isinstance(tree, exp.Command):
         failed = D.pos(tree, "failed_at")
@@ -397,7 +431,7 @@ class Window:
     text: str = "RANGE CURRENT ROW"
 
 
-@dataclass
+@dataclass(eq=False)  # an input is itself: `customers JOIN customers` has two equal-looking ones
 class Input:
     """One join input of a query block."""
 
@@ -508,7 +542,7 @@ def _input(relation: exp.Expr, sql: str | None = None) -> Input:
     elif isinstance(node, exp.Subquery):
         kind, source = "subquery", "subquery"
     else:
-        kind, source = "other", node.sql()
+        kind, source = "other", node.sql(dialect=D.dialect_for())
     return Input(
         relation, node, alias, source, table_name, kind, isinstance(relation, exp.Stream),
         node.args.get("join_window"), node.args.get("watermark"),
@@ -551,6 +585,12 @@ def _tvf_name(item: Input) -> str:
 def _check_tree(statement: Statement, reporter: _Reporter, schemas: _Schemas | None) -> None:
     tokens = statement.tokens
     for select in statement.tree.find_all(exp.Select):
+        if select.args.get("joins") and select.args.get("from_") is None:
+            # sqlglot reads `SELECT a b JOIN c` as joins without a FROM; Spark does not.
+            span = D.pos(select.args["joins"][0].this, "relation") or _span(select.args["joins"][0].this)
+            token = _token_at(tokens, span[0]) if span else tokens[0]
+            _syntax_error(reporter, token or tokens[0], "expected FROM before the first JOIN")
+            continue
         block = block_model(select, reporter.text.sql)
         _check_duplicate_windows(block, reporter)
         if not block.streaming:

@@ -6,6 +6,8 @@ import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParameterHandler,
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.types.{DataType, StructType}
 
+import io.overjoin.errors.OverjoinParseException
+
 /**
  * overjoin's SQL parser. It wraps the parser Spark gives it (Spark's own, or Delta's, Iceberg's, or
  * any other extension's: whatever comes before it in `spark.sql.extensions`).
@@ -38,10 +40,10 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
       parse: String => LogicalPlan): LogicalPlan = {
     val scan = StreamSqlScanner.scan(sqlText)
     if (!scan.isOurs) {
-      return parameters match {
+      return DeepStack.sparks(sqlText)(parameters match {
         case Some(ctx) => delegate.parsePlanWithParameters(sqlText, ctx)
         case None => parse(sqlText)
-      }
+      })
     }
     // Parameters are substituted into the blanked text (Spark's substitution parser must not see
     // overjoin's syntax); plan positions are then mapped back through Spark's position mapper.
@@ -52,12 +54,14 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
         (substituted, (i: Int) => mapper.mapToOriginal(i))
       case _ => (blanked, (i: Int) => i)
     }
-    val plan = try parse(text) catch {
+    val plan = try DeepStack.refuse(sqlText)(parse(text)) catch {
       // Blanking keeps every position, so Spark's error points at the right place: show it
       // under the text the user wrote.
+      case e: OverjoinParseException => throw e
       case e: ParseException if text eq blanked => throw e.withCommand(sqlText)
     }
-    StreamPlanBuilder.attach(scan, plan, toOriginal, if (text eq blanked) Some((blanked, sqlText)) else None)
+    DeepStack.run(sqlText)(
+      StreamPlanBuilder.attach(scan, plan, toOriginal, if (text eq blanked) Some((blanked, sqlText)) else None))
   }
 
   private def hasParameterMarkers(sql: String): Boolean =
@@ -76,6 +80,9 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
 }
 
 object OverjoinSqlParser {
+  /** True when overjoin's parser reads `sqlText` itself: some query block of it is in the streaming dialect. */
+  def owns(sqlText: String): Boolean = StreamSqlScanner.scan(sqlText).isOurs
+
   /** True when `parser` is, or wraps somewhere in its chain, an overjoin parser. */
   def isInChain(parser: ParserInterface): Boolean = parser match {
     case _: OverjoinSqlParser => true

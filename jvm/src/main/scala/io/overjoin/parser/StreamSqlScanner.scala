@@ -38,7 +38,17 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
   }
   private val blocks = ArrayBuffer.empty[StreamBlock]
 
+  /** Every parenthesis has its match: otherwise the text is not SQL, and Spark's parser says so. */
+  private def balanced: Boolean = {
+    var depth = 0
+    tokens.forall { t =>
+      if (t.isSymbol("(")) depth += 1 else if (t.isSymbol(")")) depth -= 1
+      depth >= 0
+    } && depth == 0
+  }
+
   def scan(): ScanResult = {
+    if (!balanced) return ScanResult(Nil, Nil)
     scanRange(0, n)
     val ours = blocks.sortBy(_.selectStart).toSeq
     if (ours.isEmpty) return ScanResult(Nil, Nil)
@@ -428,8 +438,7 @@ final class StreamSqlScanner(sql: String, tokens: IndexedSeq[Token]) {
       } else if (u.isWord("WATERMARK") && i + 3 < to && isName(tokens(i + 1)) && tokens(i + 2).isWord("DELAY") &&
         tokens(i + 3).isWord("OF")) {
         // Spark's own clause: skip it, Spark parses it.
-        val (_, next) = parseInterval(i + 4, to, in.displayName, allowNegative = true)
-        i = next
+        i = if (i + 4 < to) parseInterval(i + 4, to, in.displayName, allowNegative = true)._2 else to
       } else if (u.isWord("AS") && i + 1 < to && isName(tokens(i + 1))) {
         in.alias = Some(tokens(i + 1).identifier)
         i += 2
@@ -919,7 +928,7 @@ object StreamSqlScanner {
 
   /** Scan `sql`; an unterminated literal or comment means the text is not ours to judge. */
   def scan(sql: String): ScanResult = Lexer.tokenize(sql) match {
-    case Right(tokens) => new StreamSqlScanner(sql, tokens).scan()
+    case Right(tokens) => DeepStack.run(sql)(new StreamSqlScanner(sql, tokens).scan())
     case Left(_) => ScanResult(Nil, Nil)
   }
 
