@@ -54,7 +54,7 @@ def jvm_outcome(spark: Any, sql: str, timeout: float = TIMEOUT) -> tuple[str, st
             return "crash", f"{java.getClass().getName()}: {java.getMessage()}"
         except Py4JError as e:
             return "crash", f"py4j: {e}"
-        if not jvm.io.overjoin.parser.OverjoinSqlParser.owns(sql):
+        if not jvm.io.overjoin.catalyst.parser.OverjoinSqlParser.owns(sql):
             try:
                 vanilla = parser.delegate().parsePlan(sql)
             except Exception as e:  # noqa: BLE001 - any failure of Spark here is a difference

@@ -2,7 +2,8 @@
 
 The catalogue is ``resources/overjoin-error-conditions.json``, shared with the JVM extension.
 Each condition has a code (``OJ102``), a message template with ``<param>`` placeholders and a
-hint. :func:`format_message` fills a template; a placeholder left without a value is kept as
+hint; a condition with a ``subClass`` has sub-conditions named ``PARENT.SUB`` that share its
+code. :func:`format_message` fills a template; a placeholder left without a value is kept as
 written, so that a missing parameter shows up instead of vanishing.
 """
 
@@ -40,11 +41,16 @@ def catalogue() -> dict[str, Condition]:
         .read_text(encoding="utf-8")
     )
     raw = json.loads(text)
-    return {
-        name: Condition(name, entry["code"], entry["sqlState"], entry["message"], entry["hint"])
-        for name, entry in raw.items()
-        if not name.startswith("_")
-    }
+    out: dict[str, Condition] = {}
+    for name, entry in raw.items():
+        if name.startswith("_"):
+            continue
+        out[name] = Condition(name, entry["code"], entry["sqlState"], entry["message"], entry["hint"])
+        # A sub-condition is PARENT.SUB, with its parent's code and SQLSTATE.
+        for sub, detail in entry.get("subClass", {}).items():
+            full = f"{name}.{sub}"
+            out[full] = Condition(full, entry["code"], entry["sqlState"], detail["message"], detail["hint"])
+    return out
 
 
 def condition(name: str) -> Condition:

@@ -87,7 +87,7 @@ def is_active(spark: SparkSession) -> bool:
     """
     try:
         parser = spark._jsparkSession.sessionState().sqlParser()  # type: ignore[attr-defined]
-        return bool(spark._jvm.io.overjoin.parser.OverjoinSqlParser.isInChain(parser))  # type: ignore[attr-defined]
+        return bool(spark._jvm.io.overjoin.catalyst.parser.OverjoinSqlParser.isInChain(parser))  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - any failure to reach the class means it is not loaded
         return False
 

@@ -928,9 +928,8 @@ class _WindowChecker:
                        start=self._written(start), end=self._written(end))  # fmt: skip
             return None
         if kind == "ROWS" and b > 0:
-            self.ctx.reporter.add("OVERJOIN_UNSUPPORTED_SYNTAX", D.pos(end, "bound"),
-                                  feature="A ROWS window that ends before the current row",
-                                  alternative="write ROWS BETWEEN n PRECEDING AND CURRENT ROW.")  # fmt: skip
+            self.ctx.reporter.add("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_ENDING_BEFORE_CURRENT_ROW", D.pos(end, "bound"),
+                                  input=self.item.display)  # fmt: skip
             return None
         order = _order_column(spec)
         return Window(kind, a, b, bool(spec.args.get("partition_by")), order.name if order else None,

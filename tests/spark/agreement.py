@@ -15,8 +15,7 @@ import overjoin
 
 Verdict = Optional[Tuple[str, Optional[int], Optional[int], Optional[Mapping[str, str]]]]
 
-_OURS = re.compile(r"\(line (\d+), position (\d+)\)")  # overjoin's errors: 1-based column
-_SPARKS = re.compile(r"\(line (\d+), pos (\d+)\)")  # Spark's errors: 0-based position
+_POSITION = re.compile(r"\(line (\d+), pos (\d+)\)")
 
 
 def jvm_verdict(spark: Any, sql: str, double_quoted_identifiers: bool = False) -> Verdict:
@@ -31,14 +30,12 @@ def jvm_verdict(spark: Any, sql: str, double_quoted_identifiers: bool = False) -
     except CapturedException as e:  # pyspark converts the JVM's ParseException
         msg = str(e)
         code = re.search(r"\] (OJ\d{3}):", msg)
-        ours = _OURS.search(msg)
-        if code and ours:
+        where = _POSITION.search(msg)  # Spark's layout, which overjoin's errors follow: 0-based
+        line, col = (int(where.group(1)), int(where.group(2)) + 1) if where else (None, None)
+        if code:
             params = {str(k): str(v) for k, v in (e.getMessageParameters() or {}).items()}
-            return code.group(1), int(ours.group(1)), int(ours.group(2)), params
-        theirs = _SPARKS.search(msg)
-        if theirs:
-            return "OJ001", int(theirs.group(1)), int(theirs.group(2)) + 1, None
-        return "OJ001", None, None, None
+            return code.group(1), line, col, params
+        return "OJ001", line, col, None
     finally:
         spark.conf.unset("spark.sql.ansi.doubleQuotedIdentifiers")
 

@@ -1,4 +1,4 @@
-"""spark.overjoin.* settings: lateness, and the emit mode that is refused until it exists."""
+"""spark.overjoin.* settings: checked when set, listed by SET -v, and what each one does."""
 
 from __future__ import annotations
 
@@ -28,12 +28,39 @@ def setting(spark, key: str, value: str):
         spark.conf.unset(key)
 
 
-def test_unknown_emit_mode_names_the_setting(spark):
-    spark.createDataFrame([(at(0), 1, 1)], "rowtime timestamp, k int, id int").createOrReplaceTempView("em_a")
-    spark.createDataFrame([(at(0), 1, 2)], "rowtime timestamp, k int, id int").createOrReplaceTempView("em_b")
-    with setting(spark, "spark.overjoin.emit", "sometimes"), pytest.raises(AnalysisException, match="unordered"):
-        spark.sql(Q.format(a="em_a", b="em_b"))
-    assert spark.sql(Q.format(a="em_a", b="em_b")).count() == 1
+@pytest.mark.parametrize("key,value,expected", [
+    ("spark.overjoin.emit", "sometimes", "unordered"),
+    ("spark.overjoin.lateness", "soon", "non-negative interval"),
+    ("spark.overjoin.lateness", "-5 seconds", "non-negative interval"),
+    ("spark.overjoin.lateness", "1 month", "fixed"),
+    ("spark.overjoin.parser.enabled", "perhaps", "boolean"),
+])
+def test_a_bad_setting_fails_at_set_time_and_names_itself(spark, key, value, expected):
+    with pytest.raises(Exception, match=expected) as failure:
+        spark.sql(f"SET {key} = {value}")
+    assert key in str(failure.value)
+    assert spark.conf.get(key) != value
+
+
+def test_settings_are_listed_with_their_docs(spark):
+    rows = {r.key: r for r in spark.sql("SET -v").collect() if r.key.startswith("spark.overjoin.")}
+    assert set(rows) >= {"spark.overjoin.lateness", "spark.overjoin.emit", "spark.overjoin.parser.enabled"}
+    assert rows["spark.overjoin.lateness"].value == "0 seconds"
+    assert "late" in rows["spark.overjoin.lateness"].meaning
+    assert rows["spark.overjoin.emit"].value == "unordered"
+
+
+def test_the_parser_switch_hands_every_statement_to_spark(spark):
+    spark.createDataFrame([(at(0), 1, 1)], "rowtime timestamp, k int, id int").createOrReplaceTempView("ps_a")
+    sql = Q.format(a="ps_a", b="ps_a")
+    assert spark.sql(sql).count() == 1
+    from pyspark.errors import ParseException
+
+    with setting(spark, "spark.overjoin.parser.enabled", "false"), pytest.raises(ParseException) as failure:
+        spark.sql(sql)
+    assert "OJ" not in str(failure.value)  # Spark's own syntax error: overjoin did not read it
+    assert spark.sql("SELECT 1 AS one").collect()[0].one == 1
+    assert spark.sql(sql).count() == 1
 
 
 def test_ordered_emit_sorts_replay_by_rowtime(spark):
@@ -67,13 +94,6 @@ def test_ordered_emit_releases_rows_in_rowtime_order_once_the_watermark_passes(s
     assert got == sorted(got, key=lambda r: r[0])
     # Nothing was released before the watermark had passed it: the 20 s match waited for 40 s.
     assert [len(b) for b in run.batches] == [0, 1, 2]
-
-
-def test_bad_lateness_names_the_setting(spark):
-    spark.createDataFrame([(at(0), 1, 1)], "rowtime timestamp, k int, id int").createOrReplaceTempView("bl_a")
-    with setting(spark, "spark.overjoin.lateness", "soon"), \
-            pytest.raises(AnalysisException, match="spark.overjoin.lateness"):
-        spark.sql(Q.format(a="bl_a", b="bl_a"))
 
 
 @pytest.mark.streaming

@@ -22,7 +22,7 @@ def late_rows_log(spark):
     """Collects what overjoin's late-row listener writes to the driver log (log4j)."""
     jvm = spark._jvm
     core = jvm.org.apache.logging.log4j.core
-    name = "io.overjoin.execution.LateRows"
+    name = "io.overjoin.streaming.LateRows"
     core.config.Configurator.setLevel(name, jvm.org.apache.logging.log4j.Level.WARN)
     writer = jvm.java.io.StringWriter()
     layout = core.layout.PatternLayout.createDefaultLayout()

@@ -110,7 +110,7 @@ def test_corpus_is_large_enough():
 @pytest.mark.parametrize("sql", PLAIN_SQL)
 def test_plain_sql_parses_exactly_as_spark(spark, sql):
     parser = spark._jsparkSession.sessionState().sqlParser()
-    assert parser.getClass().getName() == "io.overjoin.parser.OverjoinSqlParser"
+    assert parser.getClass().getName() == "io.overjoin.catalyst.parser.OverjoinSqlParser"
     ours = parser.parsePlan(sql)
     spark_own = parser.delegate().parsePlan(sql)
     assert normalise(ours.treeString()) == normalise(spark_own.treeString())
@@ -158,3 +158,19 @@ def test_parameters_in_an_overjoin_query(spark):
         "SELECT STREAM ?, ROWTIME, a.k FROM pa AS a JOIN pb OVER (RANGE INTERVAL '1' SECOND PRECEDING) AS b ON a.k = b.k AND a.k = ?",
         args=["x", 1]).collect()
     assert [(r[0], r.ROWTIME, r.k) for r in rows] == [("x", base, 1)]
+
+
+@pytest.mark.parametrize("rule", ["ResolveStreamJoinInputs", "RewriteWindowedJoins", "BindRowtimeReferences",
+                                  "ApplyOrderedEmit", "RemoveStreamJoinMarkers"])
+def test_each_rule_returns_a_plain_plan_as_the_same_instance(spark, rule):
+    """Plain SQL pays one tree walk per rule: a plan without overjoin nodes comes back untouched."""
+    jvm = spark._jvm
+    spark.sql("CREATE OR REPLACE TEMP VIEW pr_t AS SELECT 1 AS k, 2 AS v")
+    plans = [
+        spark._jsparkSession.sessionState().sqlParser().parsePlan("SELECT k, SUM(v) OVER (ORDER BY k) FROM pr_t"),
+        spark.sql("SELECT a.k FROM pr_t a JOIN pr_t b USING (k)")._jdf.queryExecution().analyzed(),
+    ]
+    module = getattr(getattr(jvm.io.overjoin.catalyst.analysis, f"{rule}$"), "MODULE$")
+    for plan in plans:
+        out = module.apply(plan)
+        assert jvm.System.identityHashCode(out) == jvm.System.identityHashCode(plan)

@@ -50,7 +50,7 @@ def test_configure_on_an_empty_builder():
 def test_extension_is_active_in_the_test_session(spark):
     assert overjoin.is_active(spark)
     parser = spark._jsparkSession.sessionState().sqlParser()
-    assert parser.getClass().getName() == "io.overjoin.parser.OverjoinSqlParser"
+    assert parser.getClass().getName() == "io.overjoin.catalyst.parser.OverjoinSqlParser"
     # It wraps Spark's parser rather than replacing it.
     assert parser.delegate().getClass().getName() == "org.apache.spark.sql.execution.SparkSqlParser"
 

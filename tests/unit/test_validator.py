@@ -275,6 +275,34 @@ class TestCatalogue:
         from overjoin.errors import catalogue
 
         entries = catalogue()
-        assert len({e.code for e in entries.values()}) == len(entries)
+        parents = [e for e in entries.values() if "." not in e.name]
+        assert len({e.code for e in parents}) == len(parents)
+        # A sub-condition shares its parent's code.
+        for e in entries.values():
+            if "." in e.name:
+                assert e.code == entries[e.name.split(".")[0]].code
         assert by_code("OJ102").name == "OVERJOIN_WINDOW_FOLLOWING"
         assert format_message("a <x> b <y>", {"x": 1}) == "a 1 b <y>"
+
+
+class TestCatalogueFile:
+    """The catalogue is one file for two languages: kept sorted, and every entry complete."""
+
+    def test_sorted_and_complete(self) -> None:
+        import json
+        from importlib import resources
+
+        raw = json.loads(resources.files("overjoin").joinpath("resources/overjoin-error-conditions.json").read_text())
+        names = [n for n in raw if not n.startswith("_")]
+        assert names == sorted(names)
+        codes = [raw[n]["code"] for n in names]
+        assert len(codes) == len(set(codes)), "a code is used twice"
+        for name in names:
+            entry = raw[name]
+            assert set(entry) <= {"code", "sqlState", "message", "hint", "subClass", "retired"}, name
+            assert name.startswith("OVERJOIN_") and entry["code"].startswith("OJ"), name
+            assert len(entry["sqlState"]) == 5 and entry["message"].endswith(".") and entry["hint"], name
+            subs = list(entry.get("subClass", {}))
+            assert subs == sorted(subs), name
+            for sub in subs:
+                assert set(entry["subClass"][sub]) == {"message", "hint"}, (name, sub)

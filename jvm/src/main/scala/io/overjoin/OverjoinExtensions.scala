@@ -2,8 +2,10 @@ package io.overjoin
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import io.overjoin.catalyst.{RemoveStreamJoinMarkers, RewriteWindowedJoins}
-import io.overjoin.parser.OverjoinSqlParser
+import io.overjoin.catalyst.analysis.{ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteWindowedJoins}
+import io.overjoin.catalyst.parser.OverjoinSqlParser
+import io.overjoin.config.OverjoinConf
+import io.overjoin.streaming.LateRows
 
 /**
  * overjoin's entry point, named in `spark.sql.extensions`:
@@ -13,15 +15,27 @@ import io.overjoin.parser.OverjoinSqlParser
  */
 class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // Settings: registered with Spark so that SET checks them and SET -v lists them.
+    OverjoinConf.register()
+
     // Parser: wraps whatever parser comes before us, so Delta/Iceberg syntax keeps working.
     extensions.injectParser { (_, delegate) => new OverjoinSqlParser(delegate) }
 
-    // Resolution: rewrites windowed joins once Spark has resolved their inputs, and must interleave
-    // with Spark's resolution of join conditions and USING columns, so it runs inside that batch.
+    // Resolution, in Spark's own resolution batch because each step needs Spark's resolution in
+    // between: inputs resolved -> rowtimes and watermarks chosen (and NATURAL/USING settled before
+    // Spark resolves them) -> join conditions resolved -> time conditions and ROWTIME -> ROWTIME
+    // references bound -> ordered emission once the whole query is resolved.
+    extensions.injectResolutionRule { _ => ResolveStreamJoinInputs }
     extensions.injectResolutionRule { _ => RewriteWindowedJoins }
+    extensions.injectResolutionRule { _ => BindRowtimeReferences }
+    extensions.injectResolutionRule { _ => ApplyOrderedEmit }
 
     // Post-hoc: after the resolution batch has reached its fixed point, drop overjoin's markers
-    // (no physical planner knows them) and report anything overjoin could not rewrite.
+    // (no physical planner knows them) and say why anything overjoin left unbound is refused.
     extensions.injectPostHocResolutionRule { _ => RemoveStreamJoinMarkers }
+
+    // Check: a no-op check whose builder runs once per session, which is when each session's
+    // streaming queries get the listener that counts late rows (docs/semantics.md §8).
+    extensions.injectCheckRule { session => LateRows.ensureInstalled(session); _ => () }
   }
 }

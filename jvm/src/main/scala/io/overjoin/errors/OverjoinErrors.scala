@@ -1,132 +1,155 @@
 package io.overjoin.errors
 
-import scala.jdk.CollectionConverters._
-
-import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
-import org.apache.spark.sql.AnalysisException
-import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
 
-/** One entry of `overjoin-error-conditions.json`, the catalogue shared with the Python validator. */
-final case class ErrorCondition(name: String, code: String, sqlState: String, message: String, hint: String) {
-
-  /** Fill the `<param>` placeholders of the message and hint. */
-  def render(params: Map[String, String]): (String, String) = {
-    def fill(t: String) = params.foldLeft(t) { case (acc, (k, v)) => acc.replace(s"<$k>", v) }
-    (fill(message), fill(hint))
-  }
-}
-
-object ErrorCatalogue {
-  private val Resource = "overjoin-error-conditions.json"
-
-  lazy val conditions: Map[String, ErrorCondition] = {
-    val in = Option(getClass.getClassLoader.getResourceAsStream(Resource)).getOrElse(
-      throw new IllegalStateException(s"$Resource is missing from overjoin's jar: the jar is broken, rebuild it"))
-    try {
-      val root: JsonNode = new ObjectMapper().readTree(in)
-      root.fields().asScala.filterNot(_.getKey.startsWith("_")).map { e =>
-        val v = e.getValue
-        e.getKey -> ErrorCondition(e.getKey, v.get("code").asText(), v.get("sqlState").asText(),
-          v.get("message").asText(), v.get("hint").asText())
-      }.toMap
-    } finally in.close()
-  }
-
-  def apply(name: String): ErrorCondition = conditions.getOrElse(name,
-    throw new IllegalArgumentException(s"unknown overjoin error condition $name"))
-}
-
-/** A position in the user's SQL text: character offsets, plus 1-based line and column. */
-final case class SqlPosition(start: Int, stop: Int, line: Int, column: Int)
-
-object SqlPosition {
-  def of(sql: String, start: Int, stop: Int): SqlPosition = {
-    val s = math.max(0, math.min(start, sql.length))
-    val before = sql.substring(0, s)
-    val line = before.count(_ == '\n') + 1
-    val column = s - (before.lastIndexOf('\n') + 1) + 1
-    SqlPosition(s, math.max(s, stop), line, column)
-  }
-}
-
-/** Shared by overjoin's exceptions: the condition, its code and the rendered text. */
-trait OverjoinError {
-  def condition: ErrorCondition
-  def params: Map[String, String]
-  def code: String = condition.code
-  def rendered: (String, String) = condition.render(params)
-  def headline: String = {
-    val (msg, hint) = rendered
-    s"[${condition.name}] ${condition.code}: $msg Hint: $hint"
-  }
-}
+/** Where a parse error is: the statement and the offending characters, `[start, stop)`. */
+final case class TextSpan(sql: String, start: Int, stop: Int)
 
 /**
- * A syntax error in overjoin's dialect, raised as a Spark `ParseException` (so pyspark raises
- * `pyspark.errors.ParseException`) with the position in the user's own text.
+ * Every error overjoin raises, one constructor per condition of `overjoin-error-conditions.json`,
+ * so that a condition's parameters are written in one place. Parse errors point into the user's
+ * text; analysis errors carry the input's origin where there is one.
  */
-final class OverjoinParseException(
-    val condition: ErrorCondition,
-    val params: Map[String, String],
-    val sql: String,
-    val position: SqlPosition)
-  extends ParseException(
-    Some(sql),
-    Origin(line = Some(position.line), startPosition = Some(position.column - 1),
-      startIndex = Some(position.start), stopIndex = Some(math.max(position.start, position.stop - 1)),
-      sqlText = Some(sql)),
-    // Spark's constructor formats a message from one of its own conditions; ours replaces it below.
-    "PARSE_SYNTAX_ERROR",
-    Map("error" -> "", "hint" -> ""))
-  with OverjoinError {
-
-  override def getCondition: String = condition.name
-  override def getSqlState: String = condition.sqlState
-  override def getMessageParameters: java.util.Map[String, String] = params.asJava
-
-  override def getMessage: String = {
-    val b = new StringBuilder(headline)
-    b ++= s"\n== SQL (line ${position.line}, position ${position.column}) ==\n"
-    val lines = sql.split("\n", -1)
-    lines.zipWithIndex.foreach { case (l, i) =>
-      b ++= l + "\n"
-      if (i + 1 == position.line) {
-        val width = math.max(1, math.min(position.stop, position.start + l.length) - position.start)
-        b ++= "-" * (position.column - 1) + "^" * math.min(width, math.max(1, l.length - position.column + 1)) + "\n"
-      }
-    }
-    b.toString.stripSuffix("\n")
-  }
-}
-
-/** An error found while analyzing an overjoin query (after parsing), e.g. an input with no rowtime. */
-final class OverjoinAnalysisException(
-    val condition: ErrorCondition,
-    val params: Map[String, String],
-    origin: Origin = Origin())
-  extends AnalysisException(
-    ErrorCatalogue(condition.name).render(params) match {
-      case (m, h) => s"[${condition.name}] ${condition.code}: $m Hint: $h"
-    },
-    origin.line, origin.startPosition, None, None, Map.empty[String, String], Array.empty)
-  with OverjoinError {
-  override def getCondition: String = condition.name
-  override def getSqlState: String = condition.sqlState
-  override def getMessageParameters: java.util.Map[String, String] = params.asJava
-}
-
-/** Constructors for every overjoin error, so that messages are written in one place. */
 object OverjoinErrors {
-  def parse(name: String, sql: String, start: Int, stop: Int, params: (String, String)*): OverjoinParseException =
-    new OverjoinParseException(ErrorCatalogue(name), params.toMap, sql, SqlPosition.of(sql, start, stop))
 
-  def analysis(name: String, params: (String, String)*): OverjoinAnalysisException =
-    new OverjoinAnalysisException(ErrorCatalogue(name), params.toMap)
+  private def parse(name: String, at: TextSpan, params: (String, String)*): OverjoinParseException =
+    new OverjoinParseException(ErrorCatalogue(name), params.toMap, at.sql, SqlPosition.of(at.sql, at.start, at.stop))
 
-  /** An analysis error about the text at `origin` (line and position in the user's SQL). */
-  def analysisAt(origin: Origin, name: String, params: (String, String)*): OverjoinAnalysisException =
+  private def analysis(name: String, origin: Origin, params: (String, String)*): OverjoinAnalysisException =
     new OverjoinAnalysisException(ErrorCatalogue(name), params.toMap, origin)
 
-  def quote(id: String): String = s"`$id`"
+  // -- Parse errors (docs/syntax.md, "Errors") --------------------------------------------------
+
+  def syntax(at: TextSpan, token: String, expected: String): OverjoinParseException =
+    parse("OVERJOIN_SYNTAX_ERROR", at, "token" -> token, "detail" -> s"expected $expected")
+
+  def syntaxDetail(at: TextSpan, token: String, detail: String): OverjoinParseException =
+    parse("OVERJOIN_SYNTAX_ERROR", at, "token" -> token, "detail" -> detail)
+
+  def tooComplex(sql: String, depth: Int): OverjoinParseException =
+    parse("OVERJOIN_STATEMENT_TOO_COMPLEX", TextSpan(sql, 0, 0), "depth" -> depth.toString)
+
+  def variableUnit(at: TextSpan, input: String, unit: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_VARIABLE_UNIT", at, "input" -> input, "unit" -> unit)
+
+  def following(at: TextSpan, input: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_FOLLOWING", at, "input" -> input)
+
+  def unbounded(at: TextSpan, input: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_UNBOUNDED", at, "input" -> input)
+
+  def negativeSize(at: TextSpan, input: String, size: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", at, "input" -> input, "size" -> size)
+
+  def boundsOrder(at: TextSpan, input: String, start: String, end: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_BOUNDS_ORDER", at, "input" -> input, "start" -> start, "end" -> end)
+
+  def badInterval(at: TextSpan, literal: String, input: String, unit: String, detail: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_BAD_INTERVAL", at, "literal" -> literal, "input" -> input, "unit" -> unit, "detail" -> detail)
+
+  def unknownWindow(at: TextSpan, name: String, input: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_UNKNOWN_NAME", at, "name" -> name, "input" -> input)
+
+  def partitionWithoutFrame(at: TextSpan, input: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_PARTITION_BY", at, "input" -> input, "detail" -> "it is not followed by a RANGE or ROWS frame")
+
+  def orderByNotAColumn(at: TextSpan, input: String, expression: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_ORDER_BY", at, "input" -> input, "expression" -> expression)
+
+  def crossJoinCondition(at: TextSpan, clause: String): OverjoinParseException =
+    parse("OVERJOIN_CROSS_JOIN_CONDITION", at, "clause" -> clause)
+
+  def withinWithOver(at: TextSpan, input: String): OverjoinParseException =
+    parse("OVERJOIN_WITHIN_WITH_OVER", at, "input" -> input)
+
+  def notAJoinInput(at: TextSpan, input: String, detail: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", at, "input" -> input, "detail" -> detail)
+
+  def duplicateWindow(at: TextSpan, name: String): OverjoinParseException =
+    parse("OVERJOIN_DUPLICATE_WINDOW_NAME", at, "name" -> name)
+
+  def badDuration(at: TextSpan, literal: String): OverjoinParseException =
+    parse("OVERJOIN_BAD_DURATION", at, "literal" -> literal)
+
+  def badPrecision(at: TextSpan, precision: String, unit: String, input: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_BAD_PRECISION", at, "precision" -> precision, "unit" -> unit, "input" -> input)
+
+  def rowsEndingBeforeCurrentRow(at: TextSpan, input: String): OverjoinParseException =
+    parse("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_ENDING_BEFORE_CURRENT_ROW", at, "input" -> input)
+
+  def asofCondition(at: TextSpan, input: String, equalities: Int, inequalities: Int): OverjoinParseException =
+    parse("OVERJOIN_ASOF_CONDITION", at, "input" -> input, "equalities" -> equalities.toString,
+      "inequalities" -> inequalities.toString)
+
+  def windowNameAsInput(at: TextSpan, name: String, reference: String, input: String, column: String)
+      : OverjoinParseException =
+    parse("OVERJOIN_WINDOW_NAME_AS_INPUT", at, "name" -> name, "reference" -> reference, "input" -> input,
+      "column" -> column)
+
+  // -- Analysis errors (docs/syntax.md, "Errors" and docs/semantics.md) -------------------------
+
+  def noRowtime(origin: Origin, input: String, source: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_NO_ROWTIME", origin, "input" -> input, "source" -> source, "column" -> "ts")
+
+  def noTimeColumn(origin: Origin, input: String, source: String, column: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_NO_ROWTIME", origin, "input" -> input, "source" -> source, "column" -> column)
+
+  def rowtimeNotTimestamp(origin: Origin, column: String, input: String, dataType: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_ROWTIME_NOT_TIMESTAMP", origin, "column" -> column, "input" -> input, "type" -> dataType)
+
+  def orderByNotAColumnOf(origin: Origin, input: String, expression: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_WINDOW_ORDER_BY", origin, "input" -> input, "expression" -> expression)
+
+  def tableInput(origin: Origin, input: String, detail: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_WINDOW_NOT_A_JOIN_INPUT", origin, "input" -> input, "detail" -> detail)
+
+  def naturalNoCommonColumn(left: String, right: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_NATURAL_NO_COMMON_COLUMN", Origin(), "left" -> left, "right" -> right)
+
+  def usingRowtime(column: String, input: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_USING_ROWTIME", Origin(), "column" -> column, "input" -> input)
+
+  def streamTableOuter(joinType: String, stream: String, table: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_STREAM_TABLE_OUTER", Origin(), "joinType" -> joinType, "stream" -> stream, "table" -> table)
+
+  def asofConditionOf(input: String, equalities: String, inequalities: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_ASOF_CONDITION", Origin(), "input" -> input, "equalities" -> equalities,
+      "inequalities" -> inequalities)
+
+  def rowsWindowOnStream(origin: Origin, input: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_WINDOW_ON_STREAM", origin, "input" -> input)
+
+  def asofStreamWithTable(stream: String, table: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ASOF_STREAM_WITH_TABLE", Origin(), "stream" -> stream, "table" -> table)
+
+  def asofAfterJoin(left: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ASOF_AFTER_JOIN", Origin(), "left" -> left)
+
+  def asofExtraConditions(condition: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ASOF_EXTRA_CONDITIONS", Origin(), "condition" -> condition)
+
+  def orderedEmitWithoutRowtime(): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ORDERED_EMIT_WITHOUT_ROWTIME", Origin())
+
+  def rowtimeInJoinCondition(spelling: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWTIME_IN_JOIN_CONDITION", Origin(), "spelling" -> spelling)
+
+  def rowtimeOutsideBlock(spelling: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWTIME_OUTSIDE_BLOCK", Origin(), "spelling" -> spelling)
+
+  def inputRowtimeOutsideBlock(input: String, spelling: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.INPUT_ROWTIME_OUTSIDE_BLOCK", Origin(),
+      "reference" -> s"$input.$spelling", "input" -> input)
+
+  def paddedRowsJoinedAgain(inputs: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN.PADDED_ROWS_JOINED_AGAIN", Origin(), "inputs" -> inputs)
+
+  def noStreamInput(): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN.NO_STREAM_INPUT", Origin())
+
+  def unsupportedFromItem(node: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN.UNSUPPORTED_FROM_ITEM", Origin(), "node" -> node)
+
+  def internal(detail: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_INTERNAL_ERROR", Origin(), "detail" -> detail)
 }

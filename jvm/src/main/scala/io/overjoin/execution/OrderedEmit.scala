@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.{ArrayType, MetadataBuilder, StructField, Stru
 import io.overjoin.execution.RowTimes.micros
 
 /**
- * `spark.overjoin.emit = ordered` (SEMANTICS.md section 8): rows are released in non-descending
+ * `spark.overjoin.emit = ordered` (docs/semantics.md §8): rows are released in non-descending
  * ROWTIME across the whole stream, each once the watermark passes it.
  *
  * Every row a later micro-batch can still produce has a ROWTIME above the current watermark: a

@@ -10,7 +10,7 @@ import org.apache.spark.sql.types._
 import io.overjoin.execution.RowTimes.micros
 
 /**
- * `X ASOF [LEFT] JOIN Y` on two streams (SEMANTICS.md section 6): each `x` is emitted once, when
+ * `X ASOF [LEFT] JOIN Y` on two streams (docs/semantics.md §6): each `x` is emitted once, when
  * the watermark guarantees that no closer `y` can still arrive. Spark has no operator for it: the
  * two streams are merged, tagged, and a `flatMapGroupsWithState` per equality key keeps the `x`s
  * that wait and the `y`s that can still be the closest to a future `x`.

@@ -9,7 +9,7 @@ import io.overjoin.errors.OverjoinErrors
  * Parsers recurse once per level of parentheses: overjoin's scanner, and Spark's own parser on
  * the text overjoin hands it. Neither may end in a `StackOverflowError`.
  */
-private[overjoin] object DeepStack {
+object DeepStack {
   private val StackBytes = 64L * 1024 * 1024
 
   /**
@@ -34,7 +34,7 @@ private[overjoin] object DeepStack {
         result match {
           case Right(value) => value
           case Left(_: StackOverflowError) =>
-            throw OverjoinErrors.parse("OVERJOIN_STATEMENT_TOO_COMPLEX", sql, 0, 0, "depth" -> depth(sql).toString)
+            throw OverjoinErrors.tooComplex(sql, depth(sql))
           case Left(e) => throw e
         }
     }
@@ -46,11 +46,11 @@ private[overjoin] object DeepStack {
    */
   def refuse[T](sql: String)(f: => T): T =
     if (depth(sql) > MaxOwnedDepth) {
-      throw OverjoinErrors.parse("OVERJOIN_STATEMENT_TOO_COMPLEX", sql, 0, 0, "depth" -> depth(sql).toString)
+      throw OverjoinErrors.tooComplex(sql, depth(sql))
     } else try f
     catch {
       case _: StackOverflowError =>
-        throw OverjoinErrors.parse("OVERJOIN_STATEMENT_TOO_COMPLEX", sql, 0, 0, "depth" -> depth(sql).toString)
+        throw OverjoinErrors.tooComplex(sql, depth(sql))
     }
 
   /**

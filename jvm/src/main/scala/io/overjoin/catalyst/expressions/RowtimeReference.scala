@@ -1,4 +1,4 @@
-package io.overjoin.catalyst
+package io.overjoin.catalyst.expressions
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedException
 import org.apache.spark.sql.catalyst.expressions.{Expression, LeafExpression, Unevaluable}
@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.DataType
 /**
  * `ROWTIME` in a streaming-dialect query block, before the join that defines it is rewritten.
  * Unqualified (`qualifier = None`) it is the join's output rowtime; `o.ROWTIME` is input `o`'s own
- * rowtime column, whatever that column is called. [[RewriteWindowedJoins]] replaces it by the
+ * rowtime column, whatever that column is called. [[io.overjoin.catalyst.analysis.BindRowtimeReferences]] replaces it by the
  * attribute; Spark's own resolution never sees a bare `ROWTIME`, which would be ambiguous when the
  * inputs have ROWTIME columns themselves.
  */

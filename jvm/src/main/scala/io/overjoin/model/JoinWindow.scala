@@ -1,7 +1,7 @@
-package io.overjoin.catalyst
+package io.overjoin.model
 
 /**
- * The window of one join input (SEMANTICS.md section 2), already checked and normalised.
+ * The window of one join input (docs/semantics.md §2), already checked and normalised.
  *
  * A `RANGE BETWEEN a PRECEDING AND b PRECEDING` window gives each row `x` the life interval
  * `[x.t + b, x.t + a]`; `RANGE INTERVAL 'n' u PRECEDING` is `a = n, b = 0`; `RANGE CURRENT ROW`

@@ -1,4 +1,4 @@
-package io.overjoin.parser
+package io.overjoin.catalyst.parser
 
 import scala.collection.mutable
 
@@ -7,12 +7,14 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryAlias}
 import org.apache.spark.sql.catalyst.trees.TreeNode
 
-import io.overjoin.catalyst.{RowtimeReference, StreamJoinRoot, WindowedInput}
+import io.overjoin.catalyst.expressions.RowtimeReference
+import io.overjoin.catalyst.plans.logical.{StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.OverjoinErrors
+import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput}
 
 /**
  * Puts overjoin's nodes into the plan Spark's parser made of the blanked text. Because blanking
- * keeps every character's offset, a plan node is matched to what [[StreamSqlScanner]] found by
+ * keeps every character's offset, a plan node is matched to what the parser ([[io.overjoin.parser.QueryBlockScanner]]) found by
  * the offset of its origin:
  *
  *  - the relation node of each join input (the top-most node starting at the input's offset:
@@ -59,8 +61,7 @@ object StreamPlanBuilder {
     val missing = inputsAt.keySet -- targets.keySet
     if (missing.nonEmpty) {
       val (b, in) = inputsAt(missing.min)
-      throw OverjoinErrors.analysis("OVERJOIN_INTERNAL_ERROR",
-        "detail" -> s"no plan node for input ${in.name} of query block ${b.id} (offset ${in.start})")
+      throw OverjoinErrors.internal(s"no plan node for input ${in.name} of query block ${b.id} (offset ${in.start})")
     }
     val inputOf = new java.util.IdentityHashMap[LogicalPlan, Int]()
     targets.foreach { case (s, p) => inputOf.put(p, s) }
@@ -79,7 +80,7 @@ object StreamPlanBuilder {
         case n if !n.isInstanceOf[Join] && !n.isInstanceOf[StreamJoinRoot] &&
           n.children.exists(c => fromTreeBlock(c).isDefined) =>
           n.withNewChildren(n.children.map { c =>
-            fromTreeBlock(c).map(id => StreamJoinRoot(blocks(id), prepared = false, c)).getOrElse(c)
+            fromTreeBlock(c).map(id => StreamJoinRoot(blocks(id), c)).getOrElse(c)
           })
       }
       val withRefs = if (refsAt.isEmpty) withRoots else withRoots.transformAllExpressionsWithPruning(_ => true) {
@@ -106,8 +107,7 @@ object StreamPlanBuilder {
       .getOrElse(rewrite(plan))
     val lost = refsAt.keySet -- replaced
     if (lost.nonEmpty) {
-      throw OverjoinErrors.analysis("OVERJOIN_INTERNAL_ERROR",
-        "detail" -> s"no expression for the ROWTIME reference at offset ${lost.min}")
+      throw OverjoinErrors.internal(s"no expression for the ROWTIME reference at offset ${lost.min}")
     }
     result
   }

@@ -1,4 +1,4 @@
-package io.overjoin.parser
+package io.overjoin.catalyst.parser
 
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.catalyst.expressions.Expression
@@ -6,14 +6,18 @@ import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParameterHandler,
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.types.{DataType, StructType}
 
+import io.overjoin.model.ScanResult
+
+import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinParseException
+import io.overjoin.parser.{DeepStack, Lexer, QueryBlockScanner, TokenKind}
 
 /**
  * overjoin's SQL parser. It wraps the parser Spark gives it (Spark's own, or Delta's, Iceberg's, or
  * any other extension's: whatever comes before it in `spark.sql.extensions`).
  *
  * `parsePlan`, `parseQuery` and `parsePlanWithParameters` go through one [[dispatch]]: a statement
- * whose query blocks use overjoin's dialect is parsed by [[StreamSqlScanner]], its overjoin-only
+ * whose query blocks use overjoin's dialect is parsed by [[QueryBlockScanner]], its overjoin-only
  * clauses are blanked out, the delegate parses the rest, and [[StreamPlanBuilder]] puts overjoin's
  * nodes into the plan. Every other statement goes to the delegate untouched, and every other method
  * simply forwards.
@@ -38,7 +42,7 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
       sqlText: String,
       parameters: Option[ParameterContext],
       parse: String => LogicalPlan): LogicalPlan = {
-    val scan = StreamSqlScanner.scan(sqlText)
+    val scan = if (OverjoinConf.parserEnabled()) QueryBlockScanner.scan(sqlText) else ScanResult.NotOurs
     if (!scan.isOurs) {
       return DeepStack.sparks(sqlText)(parameters match {
         case Some(ctx) => delegate.parsePlanWithParameters(sqlText, ctx)
@@ -81,7 +85,7 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
 
 object OverjoinSqlParser {
   /** True when overjoin's parser reads `sqlText` itself: some query block of it is in the streaming dialect. */
-  def owns(sqlText: String): Boolean = StreamSqlScanner.scan(sqlText).isOurs
+  def owns(sqlText: String): Boolean = QueryBlockScanner.scan(sqlText).isOurs
 
   /** True when `parser` is, or wraps somewhere in its chain, an overjoin parser. */
   def isInChain(parser: ParserInterface): Boolean = parser match {

@@ -1,4 +1,4 @@
-package io.overjoin.execution
+package io.overjoin.streaming
 
 import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
@@ -13,7 +13,7 @@ import org.apache.spark.sql.streaming.StreamingQueryListener.{QueryIdleEvent, Qu
 
 /**
  * Counts the rows each streaming query dropped because they were late (older than the
- * watermark), so that dropping is never silent: SEMANTICS.md section 8.
+ * watermark), so that dropping is never silent: docs/semantics.md §8.
  *
  * Spark's stream-stream join reports late input rows it dropped in its progress
  * (`numRowsDroppedByWatermark` of each state operator). This listener adds them up per query,
@@ -24,7 +24,7 @@ object LateRows extends Logging {
   private val totals = new ConcurrentHashMap[UUID, AtomicLong]()
   private val installed = ConcurrentHashMap.newKeySet[SparkSession]()
 
-  /** Registers the listener with `session` once; called when overjoin plans a streaming join. */
+  /** Registers the listener with `session` once; called by the extension for every session. */
   def ensureInstalled(session: SparkSession): Unit = {
     if (installed.add(session)) session.streams.addListener(new Listener)
   }

@@ -1,0 +1,42 @@
+package io.overjoin.catalyst.analysis
+
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+
+import io.overjoin.catalyst.expressions.RowtimeReference
+import io.overjoin.catalyst.plans.logical.StreamJoinOutput
+
+/**
+ * `ROWTIME` in a streaming block's other clauses (select list, WHERE, GROUP BY, ...), once the
+ * block's FROM clause has become a [[StreamJoinOutput]]: the unqualified one is the join's output
+ * rowtime, `o.ROWTIME` input `o`'s own (docs/semantics.md §4).
+ * {{{
+ *   Project [rowtime_ref(ROWTIME) AS ROWTIME, o.id]          Project [ROWTIME#9 AS ROWTIME, o.id]
+ *   +- StreamJoinOutput block=0 ROWTIME#9              ==>   +- StreamJoinOutput block=0 ROWTIME#9
+ * }}}
+ */
+object BindRowtimeReferences extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
+    plan.transformUp {
+      case p if !p.isInstanceOf[StreamJoinOutput] && p.expressions.exists(_.exists(_.isInstanceOf[RowtimeReference])) =>
+        bind(p)
+    }
+  }
+
+  private def bind(p: LogicalPlan): LogicalPlan = {
+    val outputs = p.children.flatMap(_.collect { case o: StreamJoinOutput => o })
+    if (outputs.isEmpty) return p
+    p.transformExpressions {
+      case ref @ RowtimeReference(b, q, _) =>
+        outputs.find(_.block == b) match {
+          case Some(o) => q match {
+            case None => o.rowtime
+            case Some(name) => o.inputRowtimes.getOrElse(name.toLowerCase, ref)
+          }
+          case None => ref
+        }
+    }
+  }
+}

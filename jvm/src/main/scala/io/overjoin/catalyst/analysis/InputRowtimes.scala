@@ -1,0 +1,149 @@
+package io.overjoin.catalyst.analysis
+
+import java.util.UUID
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
+import org.apache.spark.unsafe.types.CalendarInterval
+
+import io.overjoin.catalyst.plans.logical.{RowtimeInput, TableInput, WindowedInput}
+import io.overjoin.errors.OverjoinErrors
+import io.overjoin.model.{RowsFrame, WindowTvf}
+
+/**
+ * Each join input's rowtime (docs/semantics.md §1) and what a stream input needs beside it: a
+ * watermark, the `TUMBLE`/`HOP` window columns (§7), or, over tables, the end of each ROWS-window
+ * row's life interval (§3).
+ */
+private[analysis] object InputRowtimes {
+
+  /** A static input of a streaming query: a table, which has no window (docs/semantics.md §5). */
+  def tableInput(w: WindowedInput): TableInput = {
+    if (w.input.lookup && w.child.isStreaming) {
+      throw OverjoinErrors.tableInput(w.input.origin, w.input.name,
+        "FOR SYSTEM_TIME AS OF PROCTIME() looks rows up in a table, and this input is a stream: " +
+          "join the two streams with windows instead")
+    }
+    if (w.input.window.explicit) {
+      val at = w.input.windowStart.map(_ => "OVER").getOrElse("WITHIN")
+      throw OverjoinErrors.tableInput(w.input.origin, w.input.name,
+        s"it is a table (a static relation) joined with a stream, and tables have no window: drop its $at")
+    }
+    TableInput(w.block, w.input, declaredRowtime(w.child.output), w.child)
+  }
+
+  /** Rules 2 and 3 of docs/semantics.md §1: the watermark column, else a column named ROWTIME. */
+  def declaredRowtime(output: Seq[Attribute]): Option[Attribute] =
+    output.find(_.metadata.contains(EventTimeWatermark.delayKey))
+      .orElse(output.find(_.name.equalsIgnoreCase("ROWTIME")))
+
+  /** Chooses the rowtime of one input (docs/semantics.md §1) and gives a stream its watermark. */
+  def rowtimeInput(w: WindowedInput, isStream: Boolean, latenessMicros: Long): RowtimeInput = {
+    val child = w.child
+    val input = w.input
+    val source = if (input.alias.isDefined) s"${input.name} (${input.source})" else input.source
+    val rowtime = chooseRowtime(w, source)
+    rowtime.dataType match {
+      case TimestampType | TimestampNTZType =>
+      case other => throw OverjoinErrors.rowtimeNotTimestamp(input.origin, rowtime.name, source, other.sql)
+    }
+    if (input.window.frame.isInstanceOf[RowsFrame] && child.isStreaming) {
+      throw OverjoinErrors.rowsWindowOnStream(input.origin, source)
+    }
+    val watermarked = if (child.isStreaming) watermark(child, rowtime, source, latenessMicros) else child
+    val rt = watermarked.output.find(_.exprId == rowtime.exprId).get
+    // A row without a rowtime is in no window at any time: it can neither match nor be emitted.
+    val present = Filter(IsNotNull(rt), watermarked)
+    (input.tvf, input.window.frame) match {
+      case (Some(tvf), _) => windowFunctionInput(w, rt, tvf, present)
+      case (None, RowsFrame(n)) => rowsInput(w, rt, n, present)
+      case _ => RowtimeInput(w.block, input, rt, isStream, present)
+    }
+  }
+
+  private def chooseRowtime(w: WindowedInput, source: String): Attribute = {
+    val (child, input) = (w.child, w.input)
+    val resolver = SQLConf.get.resolver
+    input.tvf.map(_.timeColumn) match {
+      case Some(col) => child.resolve(Seq(col), resolver).collect { case a: Attribute => a }.getOrElse(
+        throw OverjoinErrors.noTimeColumn(input.origin, input.name, input.source, col))
+      case None => input.window.orderBy match {
+        case Some(parts) =>
+          child.resolve(parts, resolver) match {
+            case Some(a: Attribute) => a
+            case _ => throw OverjoinErrors.orderByNotAColumnOf(input.origin, source,
+              s"${parts.mkString(".")}, which is not one of its columns (${child.output.map(_.name).mkString(", ")})")
+          }
+        case None =>
+          declaredRowtime(child.output)
+            .orElse(input.asofTime.flatMap(c => child.output.find(_.name.equalsIgnoreCase(c))))
+            .getOrElse(throw OverjoinErrors.noRowtime(input.origin, input.name, input.source))
+      }
+    }
+  }
+
+  /** The stream's watermark on `rowtime`: its own declared one, or one with the session's lateness. */
+  private def watermark(child: LogicalPlan, rowtime: Attribute, source: String, latenessMicros: Long): LogicalPlan = {
+    val delayKey = EventTimeWatermark.delayKey
+    val declared = child.output.filter(_.metadata.contains(delayKey))
+    if (declared.exists(_.exprId == rowtime.exprId)) {
+      // Spark drops a row whose event time is <= the watermark; overjoin's contract only drops rows
+      // strictly older than it (docs/semantics.md §8). A millisecond more delay (the watermark's
+      // unit) gives that rule.
+      child.transformUp {
+        case e: EventTimeWatermark if e.eventTime.exprId == rowtime.exprId =>
+          e.copy(delay = new CalendarInterval(e.delay.months, e.delay.days, e.delay.microseconds + 1000L))
+      }
+    } else if (declared.nonEmpty) {
+      throw OverjoinErrors.orderByNotAColumnOf(org.apache.spark.sql.catalyst.trees.Origin(), source,
+        s"${rowtime.name}, while the input's watermark is on ${declared.map(_.name).mkString(", ")} " +
+          "(a stream can have only one event-time column)")
+    } else {
+      EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), child)
+    }
+  }
+
+  /**
+   * `TUMBLE(s, ts, size)` / `HOP(s, ts, slide, size)` (docs/semantics.md §7): `s` with
+   * `window_start` and `window_end` added (one row per window it falls in, through Spark's own
+   * window function); its rows' ROWTIME is `window_end`.
+   * {{{
+   *   Project [s.*, window(ts, size, slide).start AS window_start, window(ts, size, slide).end AS window_end]
+   * }}}
+   */
+  private def windowFunctionInput(w: WindowedInput, rt: Attribute, tvf: WindowTvf, child: LogicalPlan): RowtimeInput = {
+    val window = TimeWindow(rt, tvf.sizeMicros, tvf.slideMicros, 0L)
+    val start = Alias(GetStructField(window, 0, Some("start")), "window_start")()
+    val end = Alias(GetStructField(window, 1, Some("end")), "window_end")()
+    val endAttr = AttributeReference("window_end", rt.dataType, nullable = true)(exprId = end.exprId)
+    // Under the input's name, so that `s1.window_start` resolves as RisingWave writes it.
+    val named = SubqueryAlias(w.input.name, Project(child.output ++ Seq(start, end), child))
+    RowtimeInput(w.block, w.input, rt, isStream = true, named, windowEnd = Some(endAttr))
+  }
+
+  /**
+   * A ROWS window over a table: row `x`'s life interval is `[x.t, s.t)`, `s` the `(n+1)`-th row
+   * after `x` in (rowtime, arrival) order, per partition (docs/semantics.md §3). Arrival is the
+   * table's row order.
+   * {{{
+   *   Window [lead(t, n + 1) OVER (PARTITION BY ... ORDER BY t, arrival) AS rows_end]
+   *   +- Project [*, monotonically_increasing_id() AS arrival]
+   * }}}
+   */
+  private def rowsInput(w: WindowedInput, rt: Attribute, n: Long, child: LogicalPlan): RowtimeInput = {
+    val parser = SparkSession.active.sessionState.sqlParser
+    val partition = w.input.window.partitionBy.map(parser.parseExpression)
+    val arrival = Alias(MonotonicallyIncreasingID(), InternalColumns.Arrival)()
+    val withArrival = Project(child.output :+ arrival, child)
+    val order = Seq(SortOrder(rt, Ascending), SortOrder(arrival.toAttribute, Ascending))
+    val lead = Lead(rt, Literal((n + 1).toInt), Literal(null, rt.dataType), ignoreNulls = false)
+    val end = Alias(WindowExpression(lead, WindowSpecDefinition(partition, order, lead.frame)), InternalColumns.RowsEnd)()
+    val windowed = Window(Seq(end), partition, order, withArrival)
+    val endAttr = AttributeReference(InternalColumns.RowsEnd, rt.dataType, nullable = true)(exprId = end.exprId)
+    val plan = Project(child.output :+ endAttr, windowed)
+    RowtimeInput(w.block, w.input, rt, isStream = true, plan, rowsEnd = Some(endAttr))
+  }
+}

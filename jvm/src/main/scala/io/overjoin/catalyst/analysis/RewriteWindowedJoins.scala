@@ -1,0 +1,195 @@
+package io.overjoin.catalyst.analysis
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.aggregate.Max
+import org.apache.spark.sql.catalyst.plans.{Cross, FullOuter, Inner, InnerLike, JoinType, LeftOuter, RightOuter}
+import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.types.TimestampNTZType
+
+import io.overjoin.catalyst.plans.logical.{PreparedStreamJoin, RowtimeInput, StreamJoinOutput, TableInput}
+import io.overjoin.errors.OverjoinErrors
+
+/**
+ * Rewrites the FROM clause of a streaming-dialect query block into a join Spark can run as a
+ * bounded-state stream (or, over tables, as the batch join that returns the same rows), once Spark
+ * has resolved the join conditions of its [[PreparedStreamJoin]].
+ *
+ * {{{
+ *   SELECT STREAM ROWTIME, o.orderId FROM Shipments AS s
+ *     JOIN Orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON o.orderId = s.orderId
+ * }}}
+ * becomes, with `s.t`/`o.t` the inputs' rowtimes (docs/semantics.md §1-4):
+ * {{{
+ *   StreamJoinOutput block=0 ROWTIME#9
+ *   +- Project [greatest(s.t, o.t) AS ROWTIME#9, s.*, o.*]
+ *      +- Join Inner, (o.orderId = s.orderId) AND (s.t + 0 - 1h <= o.t) AND (o.t <= s.t + 0 - 0)
+ *         :- Filter isnotnull(s.t) +- EventTimeWatermark s.t, 1 ms +- ...
+ *         +- Filter isnotnull(o.t) +- EventTimeWatermark o.t, 1 ms +- ...
+ * }}}
+ *
+ * Every time condition has the shape `leftTime + c1 <= rightTime + c2`, the only one from which
+ * Spark's `StreamingJoinHelper` derives when it may drop a row from the join state; any other
+ * shape would keep state forever.
+ */
+object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
+  import LifeIntervals._
+
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!plan.exists(_.isInstanceOf[PreparedStreamJoin])) return plan
+    plan.transformUp {
+      case p: PreparedStreamJoin if p.child.resolved => finish(p)
+    }
+  }
+
+  /** Each input's rowtime by its name in lower case, for `o.ROWTIME`; tables only if they have one. */
+  def inputRowtimes(plan: LogicalPlan): Map[String, Attribute] = plan.collect {
+    case r: RowtimeInput => Seq(r.input.name.toLowerCase -> r.rowtime)
+    case t: TableInput => t.rowtime.map(t.input.name.toLowerCase -> _).toSeq
+  }.flatten.toMap
+
+  private def finish(root: PreparedStreamJoin): LogicalPlan = {
+    val asofRights = root.block.joins.filter(_.asof).map(j => root.block.inputs(j.rightIndex).start).toSet
+    val (plan, _, rowtimeExpr) = build(root.child, asofRights)
+    val inputs = root.child.collect { case r: RowtimeInput => r }
+    val rowtime = Alias(rowtimeExpr.getOrElse(throw OverjoinErrors.noStreamInput()), "ROWTIME")()
+    val rowtimeValue = if (inputs.exists(!isRange(_))) {
+      // docs/semantics.md §4: for a ROWS window that never closed in a finite input, ROWTIME is
+      // the largest rowtime of the inputs. Only a null-padded row's ROWTIME can be NULL here.
+      val largest = Greatest(inputs.map(r => ScalarSubquery(
+        Aggregate(Nil, Seq(Alias(Max(r.rowtime).toAggregateExpression(), "max_rowtime")()), r.child)): Expression))
+      Coalesce(Seq(rowtime.child, largest))
+    } else rowtime.child
+    val rowtimeCol = Alias(rowtimeValue, "ROWTIME")(exprId = rowtime.exprId)
+    val visible = plan.output.filterNot(a => InternalColumns.Hidden.contains(a.name))
+    val project = Project(rowtimeCol +: visible, plan)
+    // USING joins keep the merged-away key columns as hidden output (`sp.ticker` after
+    // `USING (ticker)`); keep them reachable through the new projection.
+    project.setTagValue(Project.hiddenOutputTag, plan.metadataOutput)
+    // Built by hand: an Alias gives no typed attribute until Spark has resolved what it wraps.
+    val rowtimeType = if (inputs.forall(_.rowtime.dataType == TimestampNTZType)) TimestampNTZType else TimestampType
+    val attr = AttributeReference("ROWTIME", rowtimeType, nullable = true)(exprId = rowtime.exprId)
+    StreamJoinOutput(root.block.id, attr, inputRowtimes(root.child), project)
+  }
+
+  private val TimestampType = org.apache.spark.sql.types.TimestampType
+
+  /**
+   * Rebuilds `plan` (a join tree of [[RowtimeInput]]s, maybe under Spark's USING projections)
+   * with time conditions. Returns the plan, the life interval of its rows (None for tables) and
+   * the ROWTIME its rows would have as the query's output (docs/semantics.md §4).
+   */
+  private def build(plan: LogicalPlan, asof: Set[Int]): (LogicalPlan, Option[Life], Option[Expression]) = plan match {
+    case r: RowtimeInput if r.isStream =>
+      val life = leaf(r)
+      (r.child, Some(life), Some(life.start))
+    case r: RowtimeInput => (r.child, None, None)
+    case t: TableInput => (t.child, None, None)
+    case p @ Project(_, child) =>
+      val (c, life, rowtime) = build(child, asof)
+      val rebuilt = p.copy(child = c)
+      rebuilt.copyTagsFrom(p) // USING's hidden key columns live in a tag
+      (rebuilt, life, rowtime)
+    case j @ Join(_, r, _, _, _) if inputStart(r).exists(asof.contains) =>
+      AsofJoins.rewrite(j, build(j.left, asof), build(r, asof))
+    case Join(l, r, tpe, cond, hint) =>
+      val (lp0, ll0, lrt) = build(l, asof)
+      val (rp0, rl0, rrt) = build(r, asof)
+      (ll0, rl0) match {
+        case (Some(a0), Some(b0)) => joinOfStreams(lp0, a0, rp0, b0, tpe, cond, hint)
+        case (Some(a), None) =>
+          checkStreamTable(tpe, streamOnLeft = true, a, r)
+          (Join(lp0, rp0, tpe, cond, hint), Some(a), lrt)
+        case (None, Some(b)) =>
+          checkStreamTable(tpe, streamOnLeft = false, b, l)
+          (Join(lp0, rp0, tpe, cond, hint), Some(b), rrt)
+        case (None, None) => (Join(lp0, rp0, tpe, cond, hint), None, None)
+      }
+    case other => throw OverjoinErrors.unsupportedFromItem(other.nodeName)
+  }
+
+  private def joinOfStreams(lp0: LogicalPlan, a0: Life, rp0: LogicalPlan, b0: Life, tpe: JoinType,
+      cond: Option[Expression], hint: JoinHint): (LogicalPlan, Option[Life], Option[Expression]) = {
+    // A side that is itself a join gets one event-time column (Spark allows only one per
+    // stream); the others stop being event-time columns.
+    val (lp1, a) = withEventTime(lp0, a0)
+    val (rp1, b) = withEventTime(rp0, b0)
+    val (lp, rp, keyCond) = crossKey(lp1, rp1, cond)
+    val time = intersects(a, b)
+    val newCond = (cond.toSeq ++ keyCond ++ nullKeyGuards(cond, lp, rp) :+ time).reduce(And)
+    val (aNull, bNull) = tpe match {
+      case LeftOuter => (false, true)
+      case RightOuter => (true, false)
+      case FullOuter => (true, true)
+      case _ => (false, false)
+    }
+    val life = Life(Greatest(Seq(a.start, b.start)), Least(Seq(a.end, b.end)), Or(a.present, b.present),
+      a.leaves.map { case (x, n) => x -> (n || aNull) } ++ b.leaves.map { case (x, n) => x -> (n || bNull) },
+      None, math.min(a.widthMicros, b.widthMicros))
+    // Matched: the first moment both rows are in their windows. Null-padded: the moment the
+    // last possible match left the preserved row's window.
+    val matched = Greatest(Seq(a.start, b.start))
+    val rowtime = tpe match {
+      case _: InnerLike => matched // both sides are always there
+      case _ => CaseWhen(Seq(And(a.present, b.present) -> matched, a.present -> a.end), Some(b.end))
+    }
+    // With the constant key a CROSS join is an inner join, which Spark can stream.
+    val joinType = if (keyCond.isDefined && tpe == Cross) Inner else tpe
+    (Join(lp, rp, joinType, Some(newCond), hint), Some(life), Some(rowtime))
+  }
+
+  private def inputStart(p: LogicalPlan): Option[Int] = p match {
+    case r: RowtimeInput => Some(r.input.start)
+    case t: TableInput => Some(t.input.start)
+    case _ => None
+  }
+
+  /**
+   * Spark runs a stream-stream join only with an equality between the two sides. A CROSS join,
+   * or a comma join whose condition is in WHERE, gets a constant key that the optimizer cannot
+   * fold away (`spark_partition_id() * 0`); Spark's own pushed-down equalities join it.
+   */
+  private def crossKey(l: LogicalPlan, r: LogicalPlan, cond: Option[Expression])
+      : (LogicalPlan, LogicalPlan, Option[Expression]) = {
+    val hasKey = cond.exists(c => splitConjunctivePredicates(c).exists {
+      case EqualTo(x, y) => sides(x, y, l, r)
+      case EqualNullSafe(x, y) => sides(x, y, l, r)
+      case _ => false
+    })
+    if (hasKey || !(l.isStreaming && r.isStreaming)) return (l, r, None)
+    def keyed(p: LogicalPlan) = Project(p.output :+ Alias(Multiply(SparkPartitionID(), Literal(0)), InternalColumns.CrossKey)(), p)
+    val (kl, kr) = (keyed(l), keyed(r))
+    (kl, kr, Some(EqualTo(kl.output.last, kr.output.last)))
+  }
+
+  /**
+   * Spark's stream-stream join looks rows up by their key, and a NULL key finds the other side's
+   * NULL keys: `a.k = b.k` would match two NULLs. SQL equality is never true for NULL, so each
+   * key of an equality also gets an IS NOT NULL test, kept with the join's other conditions.
+   */
+  private def nullKeyGuards(cond: Option[Expression], l: LogicalPlan, r: LogicalPlan): Seq[Expression] = {
+    if (!(l.isStreaming && r.isStreaming)) return Nil
+    cond.toSeq.flatMap(splitConjunctivePredicates).collect {
+      case EqualTo(x, y) if sides(x, y, l, r) => And(IsNotNull(x), IsNotNull(y))
+    }
+  }
+
+  private def sides(x: Expression, y: Expression, l: LogicalPlan, r: LogicalPlan): Boolean = {
+    val (xr, yr) = (x.references, y.references)
+    xr.nonEmpty && yr.nonEmpty &&
+      ((xr.subsetOf(l.outputSet) && yr.subsetOf(r.outputSet)) || (xr.subsetOf(r.outputSet) && yr.subsetOf(l.outputSet)))
+  }
+
+  private def checkStreamTable(tpe: JoinType, streamOnLeft: Boolean, stream: Life, table: LogicalPlan): Unit = {
+    val ok = tpe match {
+      case _: InnerLike => true
+      case LeftOuter => streamOnLeft
+      case RightOuter => !streamOnLeft
+      case _ => false
+    }
+    if (!ok) {
+      throw OverjoinErrors.streamTableOuter(tpe.sql, stream.leaves.map(_._1.input.name).mkString(", "),
+        table.collect { case t: TableInput => t.input.name }.mkString(", "))
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.overjoin.model
+
+/**
+ * What overjoin's parser found in one query block written in the streaming dialect
+ * (docs/semantics.md §0): its join inputs, the joins between them, and its `ROWTIME` references.
+ * Positions are character offsets into the user's statement; Spark's plan nodes for the same
+ * text carry the same offsets, which is how the two are matched.
+ *
+ * `selectStart` is the offset of the block's `SELECT`; `selectStream` whether it says
+ * `SELECT STREAM`.
+ */
+final case class StreamBlock(
+    id: Int,
+    selectStart: Int,
+    selectStream: Boolean,
+    inputs: Seq[StreamInput],
+    joins: Seq[JoinInfo],
+    rowtimeRefs: Seq[RowtimeRef])
+
+/**
+ * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).
+ * `start` is the offset of its first keyword; `within` the microseconds of a Lenses `WITHIN`.
+ */
+final case class JoinInfo(
+    start: Int,
+    kind: JoinKind,
+    natural: Boolean,
+    asof: Boolean,
+    rightIndex: Int,
+    within: Option[Long])
+
+/** The kind of a join as written; `NATURAL` and `ASOF` are flags of [[JoinInfo]]. */
+sealed abstract class JoinKind(val sql: String) {
+  /** The kinds that keep unmatched rows of their left side (padded with NULLs). */
+  def keepsLeft: Boolean = false
+  def keepsRight: Boolean = false
+}
+
+object JoinKind {
+  case object Inner extends JoinKind("INNER")
+  case object LeftOuter extends JoinKind("LEFT") { override def keepsLeft = true }
+  case object RightOuter extends JoinKind("RIGHT") { override def keepsRight = true }
+  case object FullOuter extends JoinKind("FULL") { override def keepsLeft = true; override def keepsRight = true }
+  case object Cross extends JoinKind("CROSS")
+  case object LeftSemi extends JoinKind("LEFT SEMI")
+  case object LeftAnti extends JoinKind("LEFT ANTI")
+  /** `FROM a, b`: an inner join whose condition is in WHERE. */
+  case object Comma extends JoinKind(",")
+
+  /** The kind the words before `JOIN` name (`LEFT OUTER`, `NATURAL FULL`, `ASOF LEFT`, ...). */
+  def of(words: Seq[String]): JoinKind = {
+    val w = words.map(_.toUpperCase).filterNot(Set("NATURAL", "ASOF", "OUTER", "JOIN"))
+    w match {
+      case Seq("LEFT", "SEMI") | Seq("SEMI") => LeftSemi
+      case Seq("LEFT", "ANTI") | Seq("ANTI") => LeftAnti
+      case Seq("LEFT") => LeftOuter
+      case Seq("RIGHT") => RightOuter
+      case Seq("FULL") => FullOuter
+      case Seq("CROSS") => Cross
+      case _ => Inner
+    }
+  }
+}
+
+/**
+ * A `ROWTIME` reference in the block. Unqualified, it is the join's output rowtime; qualified
+ * (`o.ROWTIME`), input `o`'s own. `start` is the offset of the reference's first token (the
+ * qualifier, when there is one): Spark's `UnresolvedAttribute` for it starts there too.
+ */
+final case class RowtimeRef(start: Int, qualifier: Option[String], spelling: String, selectItem: Boolean)
+
+/**
+ * A `TUMBLE(s, ts, size)` or `HOP(s, ts, slide, size)` input (docs/semantics.md §7): windows of
+ * `size` every `slide` microseconds over the time column `timeColumn`.
+ */
+final case class WindowTvf(kind: String, timeColumn: String, sizeMicros: Long, slideMicros: Long)

@@ -1,0 +1,229 @@
+package io.overjoin.parser
+
+import scala.collection.mutable
+import scala.collection.mutable.ArrayBuffer
+
+import io.overjoin.errors.{OverjoinErrors, SqlPosition}
+import io.overjoin.model.{JoinWindow, RangeFrame, Replacement, ScanResult, StreamBlock, StreamInput}
+import io.overjoin.parser.Keywords.{AfterWindowClause, ClauseWords, SetOperators}
+
+/**
+ * overjoin's structural parser. It reads a statement's tokens, finds every query block (a
+ * `SELECT`, at any depth), reads the block's `FROM` clause into join inputs and joins, and decides
+ * by that grammar whether the block is in the streaming dialect (docs/syntax.md, "When a statement
+ * is overjoin's"): `SELECT STREAM`, `OVER` after a `FROM` relation, `WITHIN`, `ASOF JOIN`,
+ * `FOR SYSTEM_TIME AS OF PROCTIME()` or `TUMBLE`/`HOP`.
+ *
+ * Expressions are not parsed: they are balanced token runs that Spark's parser reads later. What
+ * this parser cannot follow (PIVOT, LATERAL VIEW, ...) ends its reading of that FROM clause, so the
+ * rest stays Spark's business. Errors in overjoin's own syntax are raised here, pointing at the
+ * user's text, in reading order: the FROM clause and its windows, then named windows, then the rest.
+ *
+ * {{{
+ *   SELECT STREAM ROWTIME, o.id FROM Shipments AS s JOIN Orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON ...
+ *          ^^^^^^                                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ blanked
+ * }}}
+ */
+final class QueryBlockScanner private (c: TokenCursor) {
+  import c.{sql, tokens}
+
+  private val intervals = new IntervalParser(c)
+  private val windows = new WindowSpecParser(c, intervals)
+  private val inputs = new InputParser(c, windows, intervals)
+  private val joins = new JoinParser(c, inputs, intervals)
+  private val expressions = new ExpressionScanner(c)
+
+  private val blocks = ArrayBuffer.empty[StreamBlock]
+  private val blockBlanks = mutable.Map.empty[Int, Seq[(Int, Int)]]
+
+  def scan(): ScanResult = {
+    if (!c.balanced) return ScanResult.NotOurs
+    scanRange(0, c.n)
+    val ours = blocks.sortBy(_.selectStart).toSeq
+    if (ours.isEmpty) return ScanResult.NotOurs
+    ScanResult(ours, ours.flatMap(b => blockBlanks.getOrElse(b.id, Nil)), sServerSpellings())
+  }
+
+  /**
+   * A statement in the streaming dialect reads as s-Server and Kinesis Data Analytics write it
+   * (docs/semantics.md §0): `"x"` is an identifier whatever `spark.sql.ansi.doubleQuotedIdentifiers`
+   * says, and `CREATE VIEW v DESCRIPTION '...' AS` is Spark's `COMMENT`.
+   */
+  private def sServerSpellings(): Seq[Replacement] = {
+    val quoted = tokens.filter(_.kind == TokenKind.DoubleQuoted).map { t =>
+      QueryBlockScanner.backQuoted(t).getOrElse(throw OverjoinErrors.syntaxDetail(c.span(t), t.text,
+        "a double-quoted name cannot contain a back quote (`)"))
+    }
+    val description = if (isCreateView) {
+      val as = c.findAtDepth0(0, c.n)(i => tokens(i).isWord("AS"))
+      (0 until as).collectFirst {
+        case i if tokens(i).isWord("DESCRIPTION") && i + 1 < as && tokens(i + 1).kind == TokenKind.Str =>
+          Replacement(tokens(i).start, "COMMENT    ")
+      }.toSeq
+    } else Nil
+    quoted ++ description
+  }
+
+  private def isCreateView: Boolean = {
+    val words = tokens.take(6).takeWhile(_.kind == TokenKind.Word).map(_.upper)
+    words.headOption.contains("CREATE") && words.contains("VIEW")
+  }
+
+  private def scanRange(from: Int, to: Int): Unit = {
+    var i = from
+    while (i < to) {
+      val t = tokens(i)
+      if (t.isWord("SELECT")) {
+        i = scanBlock(i, to)
+      } else if (t.isSymbol("(")) {
+        val j = c.close(i, to)
+        scanRange(i + 1, j)
+        i = j + 1
+      } else i += 1
+    }
+  }
+
+  /** Where the block that starts at `sel` ends (exclusive token index). */
+  private def blockEnd(sel: Int, limit: Int): Int = {
+    var i = sel + 1
+    while (i < limit) {
+      val t = tokens(i)
+      if (t.isSymbol("(")) i = c.close(i, limit) + 1
+      else if (t.isSymbol(";") || t.isSymbol(")") || t.isSymbol("|>") || t.isWordIn(SetOperators)) return i
+      else i += 1
+    }
+    limit
+  }
+
+  private def scanBlock(sel: Int, limit: Int): Int = {
+    val end = blockEnd(sel, limit)
+    val b = new BlockBuilder(sel, end)
+
+    // SELECT STREAM: the word STREAM, when what follows it starts a select list rather than
+    // continuing an expression about a column named `stream`.
+    var listStart = sel + 1
+    val selectStream = listStart < end && tokens(listStart).isWord("STREAM") && startsSelectList(listStart + 1, end)
+    if (selectStream) {
+      b.dialect = true
+      b.blanks += ((tokens(listStart).start, tokens(listStart).end))
+      listStart += 1
+    }
+
+    val fromIdx = c.findAtDepth0(listStart, end)(i => tokens(i).isWord("FROM"))
+    val clauseEnd = if (fromIdx < end) c.findAtDepth0(fromIdx + 1, end)(i => isClauseStart(i, end)) else end
+    val windowIdx = c.findAtDepth0(clauseEnd, end)(i => isWindowClause(i, end))
+    val windowEnd = if (windowIdx < end) c.findAtDepth0(windowIdx + 1, end)(i =>
+      tokens(i).isWordIn(AfterWindowClause) && !isWindowClause(i, end)) else end
+    val definitions = if (windowIdx < end) windows.definitions(windowIdx, windowEnd) else Nil
+
+    if (fromIdx < end) joins.from(b, fromIdx + 1, clauseEnd)
+    val usedNames = resolveNamedWindows(b, definitions)
+    if (b.dialect && definitions.nonEmpty) {
+      val joinDefs = definitions.filter(d => usedNames.contains(d.name.toLowerCase))
+      if (joinDefs.size == definitions.size) b.blanks += ((tokens(windowIdx).start, tokens(windowEnd - 1).end))
+      else joinDefs.foreach(d => b.blanks += ((d.blankFrom, d.blankTo)))
+    }
+    applyWithin(b)
+    if (b.inputs.exists(_.window.isDefined)) b.dialect = true
+    if (b.dialect) {
+      b.pending.headOption.foreach(_.apply())
+      val id = blocks.size
+      val blockInputs = b.inputs.map { in =>
+        val pos = SqlPosition.of(sql, in.relStart, in.relEnd)
+        StreamInput(in.relStart, in.relEnd, in.source, in.name, in.alias, in.window.getOrElse(JoinWindow.CurrentRow),
+          in.windowStart, in.streamKeyword, pos.line, pos.column, lookup = in.lookup, asofTime = in.asofTime,
+          tvf = in.tvf)
+      }.toSeq
+      val names = blockInputs.map(_.name.toLowerCase).toSet
+      val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
+        Seq((clauseEnd, windowIdx), (windowEnd, end))
+      exprRanges.foreach { case (f, t) => expressions.checkWindowNamesAsQualifiers(f, t, b, usedNames, names) }
+      val refs = exprRanges.flatMap { case (f, t) => expressions.rowtimeRefs(f, t, names, listStart, fromIdx) }
+      blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs)
+      blockBlanks(id) = b.blanks.toSeq
+    }
+
+    // Nested blocks: subqueries anywhere inside this one.
+    var i = sel + 1
+    while (i < end) {
+      if (tokens(i).isSymbol("(")) { val j = c.close(i, end); scanRange(i + 1, j); i = j + 1 } else i += 1
+    }
+    end
+  }
+
+  /** `OVER name`: the block's `WINDOW name AS (...)`; returns the (lower-case) names joins use. */
+  private def resolveNamedWindows(b: BlockBuilder, definitions: Seq[WindowDefinition]): Set[String] = {
+    val used = mutable.Set.empty[String]
+    b.inputs.foreach { in =>
+      in.windowName.foreach { nameTok =>
+        val name = nameTok.identifier
+        definitions.find(_.name.equalsIgnoreCase(name)) match {
+          case Some(d) =>
+            used += d.name.toLowerCase
+            in.window = Some(windows.spec(d.specFrom, d.specTo, in.displayName).copy(name = Some(name)))
+          case None => throw OverjoinErrors.unknownWindow(c.span(nameTok), nameTok.text, in.displayName)
+        }
+      }
+    }
+    used.toSet
+  }
+
+  /** WITHIN gives both inputs of its join the same window; it cannot be combined with OVER. */
+  private def applyWithin(b: BlockBuilder): Unit = {
+    b.joins.foreach { j =>
+      j.within.foreach { _ =>
+        val right = b.inputs(j.rightIndex)
+        Seq(b.inputs(j.rightIndex - 1), right).foreach { in =>
+          if (in.window.isDefined) {
+            val at = right.within.map(_._2).getOrElse(j.start)
+            throw OverjoinErrors.withinWithOver(io.overjoin.errors.TextSpan(sql, at, at + 6), right.displayName)
+          }
+        }
+      }
+    }
+    b.joins.foreach { j =>
+      j.within.foreach { micros =>
+        Seq(b.inputs(j.rightIndex - 1), b.inputs(j.rightIndex)).foreach(in =>
+          if (in.window.isEmpty) in.window = Some(JoinWindow(RangeFrame(micros, 0))))
+      }
+    }
+  }
+
+  private def startsSelectList(i: Int, end: Int): Boolean = {
+    if (i >= end) return false
+    val t = tokens(i)
+    if (t.isSymbol("*")) return i + 1 >= end || tokens(i + 1).isSymbol(",") || tokens(i + 1).isWord("FROM")
+    if (t.kind == TokenKind.Symbol) return t.text == "(" || t.text == "-"
+    !t.isWordIn(Set("FROM", "AS"))
+  }
+
+  private def isClauseStart(i: Int, end: Int): Boolean = {
+    val t = tokens(i)
+    if (t.isWord("WINDOW")) isWindowClause(i, end)
+    else t.isWordIn(ClauseWords) && !(i + 1 < end && tokens(i + 1).isSymbol("("))
+  }
+
+  private def isWindowClause(i: Int, end: Int): Boolean =
+    tokens(i).isWord("WINDOW") && i + 3 < end && c.isName(tokens(i + 1)) && tokens(i + 2).isWord("AS") &&
+      tokens(i + 3).isSymbol("(")
+}
+
+object QueryBlockScanner {
+
+  /** Scan `sql`; an unterminated literal or comment means the text is not ours to judge. */
+  def scan(sql: String): ScanResult = Lexer.tokenize(sql) match {
+    case Right(tokens) => DeepStack.run(sql)(new QueryBlockScanner(new TokenCursor(sql, tokens)).scan())
+    case Left(_) => ScanResult.NotOurs
+  }
+
+  /**
+   * `"a""b"` as Spark's `` `a"b` ``, padded with spaces to the original length; None when the
+   * back-quoted form would be longer (a name holding back quotes).
+   */
+  def backQuoted(t: Token): Option[Replacement] = {
+    val name = t.identifier
+    val quoted = "`" + name.replace("`", "``") + "`"
+    if (quoted.length > t.text.length) None
+    else Some(Replacement(t.start, quoted + " " * (t.text.length - quoted.length)))
+  }
+}
