@@ -122,12 +122,16 @@ def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
 
     rng = random.Random(seed)
     base = t("09:00")
-    xs = sorted(({"k": rng.choice("AB"), "ts": base + dt.timedelta(seconds=rng.randint(0, 60)), "v": i}
+    # NULL keys on both sides: an equality with NULL is never true, so they never match.
+    keys = ["A", "B", None]
+    xs = sorted(({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 60)), "v": i}
                  for i in range(12)), key=lambda r: r["ts"])
     # Distinct times per key on the y side, so "latest arrival" never has to break a tie here.
     ys = sorted(({"k": k, "ts": base + dt.timedelta(seconds=s), "w": 100 + n}
-                 for n, (k, s) in enumerate({(rng.choice("AB"), rng.randint(0, 60)) for _ in range(10)})),
+                 for n, (k, s) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 60)) for _ in range(10)},
+                                                   key=str))),
                 key=lambda r: r["ts"])
+    assert any(r["k"] is None for r in xs) or any(r["k"] is None for r in ys)
     sql = ("SELECT ROWTIME, x.v, y.w FROM {x} x ASOF LEFT JOIN {y} y ON x.k = y.k AND y.ts " + op + " x.ts")
     suffix = f"_{seed}_{'lt' if '<' in op else 'gt'}{'e' if '=' in op else ''}"
     spark.createDataFrame([(r["k"], r["ts"], r["v"]) for r in xs], "k string, ts timestamp, v int").createOrReplaceTempView("ax_t" + suffix)
@@ -149,6 +153,10 @@ def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
     stream = sorted(tuple(r) for r in run.rows if r.v != -1)
     if op in (">=", ">"):
         # Looking forward, an x with no later y yet cannot know that none will come: the stream
-        # keeps it waiting, so only the matched rows are comparable.
-        replay = [r for r in replay if r[2] is not None]
+        # keeps it waiting, so only the matched rows are comparable (and those with a NULL key,
+        # which can never match and come out at once).
+        null_key = {r["v"] for r in xs if r["k"] is None}
+        replay = [r for r in replay if r[2] is not None or r[1] in null_key]
     assert stream == replay
+    # NULL keys never matched, in replay and in the stream.
+    assert all(w is None for _, v, w in stream if v in {r["v"] for r in xs if r["k"] is None})

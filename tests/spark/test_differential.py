@@ -102,3 +102,33 @@ def test_stream_matches_the_reference_model(spark, seed, spelling):
                        max_calls=8)
         pytest.fail(f"stream ({spelling}) differs from the reference model (seed {seed}).\n"
                     f"Smaller failing input:\n{describe(small)}\n\nFull case:\n{describe(case, actual)}")
+
+
+ORDERED_SEEDS = range(2000, 2000 + int(os.environ.get("OVERJOIN_DIFF_ORDERED_SEEDS", "4")))
+
+
+@pytest.mark.streaming
+@pytest.mark.parametrize("seed", ORDERED_SEEDS, ids=lambda s: f"seed_{s}")
+def test_ordered_stream_matches_the_reference_model_in_rowtime_order(spark, seed):
+    """spark.overjoin.emit = ordered (docs/semantics.md §8), with every input's own rowtime selected
+    beside ROWTIME as seed 004 does: the same rows as the model, released in non-descending ROWTIME
+    across the whole stream."""
+    case = random_case(seed)
+    if _has_outer_join_feeding_another(case):
+        return  # refused as a stream (OJ301); test_stream_matches_the_reference_model checks that
+    suffix = f"_o{case.seed}"
+    inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
+    extra = ", ".join(f"{a}.ROWTIME AS {a}_rt" for a in case.aliases)
+    sql = case.sql_reading([v + suffix for v in case.views]).replace("SELECT STREAM ROWTIME, ",
+                                                                     f"SELECT STREAM ROWTIME, {extra}, ", 1)
+    batches = [{v + suffix: rows for v, rows in b.items()} for b in case.batches() + case.flush_batches()]
+    spark.conf.set("spark.overjoin.emit", "ordered")
+    try:
+        run = run_stream(spark, sql, batches, inputs)
+    finally:
+        spark.conf.unset("spark.overjoin.emit")
+    n = len(case.aliases)
+    rows = [tuple(r) for r in run.rows]
+    assert [r[0] for r in rows] == sorted(r[0] for r in rows), "rows were not released in ROWTIME order"
+    actual = case.without_flush([(r[0], *r[1 + n:]) for r in rows])
+    assert multiset(actual) == multiset(case.without_flush(case.expected()))

@@ -35,8 +35,17 @@ object OrderedEmit {
     // ROWTIME, marked as one (its watermark is the query's, computed from the inputs).
     val eventTime = Alias(rowtime, "__overjoin_order_time")(explicitMetadata = Some(
       new MetadataBuilder().putLong(EventTimeWatermark.delayKey, 0L).build()))
-    val keyed = Project(plan.output ++ Seq(key, eventTime), plan)
-    val schema = StructType(plan.output.map(a => StructField(a.name, a.dataType, a.nullable, a.metadata)))
+    // The query may select inputs' rowtimes beside ROWTIME (`B.ROWTIME AS bidTime`), each still
+    // marked as an event-time column: only `eventTime` may carry the mark into this operator,
+    // which allows one (MULTIPLE_EVENT_TIME_COLUMNS otherwise).
+    val unmarked = plan.output.map { a =>
+      if (!a.metadata.contains(EventTimeWatermark.delayKey)) a
+      else Alias(a, a.name)(exprId = a.exprId, qualifier = a.qualifier,
+        explicitMetadata = Some(new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build()))
+    }
+    val keyed = Project(unmarked ++ Seq(key, eventTime), plan)
+    val schema = StructType(plan.output.map(a => StructField(a.name, a.dataType, a.nullable,
+      new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build())))
     val position = plan.output.indexWhere(_.exprId == rowtime.exprId)
     val rowEncoder: Encoder[Row] = ExpressionEncoder(schema)
     val stateEncoder: Encoder[Row] = ExpressionEncoder(StructType(Seq(StructField("waiting", ArrayType(schema)))))

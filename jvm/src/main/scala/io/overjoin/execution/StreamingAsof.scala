@@ -91,7 +91,13 @@ object StreamingAsof {
   private final case class Entry(row: Row, t: Long, raw: Any, arrival: Long)
 
   private def closest(op: String, left: Boolean): (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any] = {
-    (_, values, logicalState) =>
+    (key, values, logicalState) =>
+      if (key.asInstanceOf[Row].anyNull) {
+        // An equality with NULL is never true (docs/semantics.md §4, §6): such an x meets no y
+        // (ASOF LEFT emits it with NULLs at once), and such a y is never any x's closest.
+        val xs = values.map(_.asInstanceOf[Row]).filter(_.getInt(0) == 0).map(r => Row(r.getStruct(1), null))
+        if (left) xs else Iterator.empty
+      } else {
       val state = logicalState.asInstanceOf[GroupState[Row]]
       val saved = if (state.exists) Some(state.get) else None
       var counter = saved.map(_.getLong(2)).getOrElse(0L)
@@ -150,5 +156,6 @@ object StreamingAsof {
         }
       }
       out.iterator
+      }
   }
 }
