@@ -1,4 +1,4 @@
-"""A small, deliberately naive model of SEMANTICS.md sections 1-4, for differential tests.
+"""A small, deliberately naive model of docs/semantics.md §1-4, for differential tests.
 
 Everything here is pure Python and written to be checked line by line against the contract; it
 tries every pair of rows and never optimises. Each rule carries the SEMANTICS.md section it
@@ -235,28 +235,28 @@ class Out:
 
 @dataclass
 class _Partial:
-    """A row of a (partial) left-deep join: its rows, its life interval, and whether the last
-    join step that made it matched (True) or null-padded it (False)."""
+    """A row of a (partial) left-deep join: its rows, its life interval and its ``ROWTIME``
+    (section 4, multi-way joins)."""
 
     rows: dict[str, Row | None]
     life: Interval
-    matched: bool
+    rowtime: datetime
 
 
 def evaluate(inputs: Sequence[Input], joins: Sequence[Join]) -> list[Out]:
     """All output rows of ``inputs[0] joins[0] inputs[1] joins[1] inputs[2] ...`` (left-deep).
 
-    Section 4, step by step, for each join of the rows so far (``p``) with the next input (``y``):
+    Section 4, step by step, for each join of the rows so far (``r``) with the next input (``y``).
+    An input row ``x`` has ``ROWTIME = start L(x)``.
 
-    * matched: ``on`` is true and ``L(p) ∩ L(y)`` is non-empty; the new row's life interval is
-      that intersection;
-    * LEFT/FULL: each ``p`` with no match, null-padded; its life interval stays ``L(p)``;
-    * RIGHT/FULL: each ``y`` with no match, null-padded; its life interval is ``L(y)``.
+    * matched: ``on`` is true and ``L(r) ∩ L(y)`` is non-empty; the new row's life interval is that
+      intersection and its ``ROWTIME = max(ROWTIME(r), start L(y))``;
+    * LEFT/FULL: each ``r`` with no match, null-padded: ``L = L(r)`` and
+      ``ROWTIME = max(ROWTIME(r), end L(r))``;
+    * RIGHT/FULL: each ``y`` with no match, null-padded: ``L = L(y)``, ``ROWTIME = end L(y)``.
 
-    The output ``ROWTIME`` of a row matched by the last join is the start of its life interval
-    (the largest start of its rows); of a row null-padded by the last join, the end of its
-    (preserved side's) life interval, or, when that end is +infinity (a ROWS window that never
-    closed), the largest rowtime of any input.
+    An end that is +infinity (a ROWS window that never closed in this finite input) counts as the
+    largest rowtime of any input (section 4).
     """
     if len(inputs) < 2 or len(joins) != len(inputs) - 1:
         raise ValueError(f"{len(inputs)} inputs need {len(inputs) - 1} joins, got {len(joins)}")
@@ -268,9 +268,15 @@ def evaluate(inputs: Sequence[Input], joins: Sequence[Join]) -> list[Out]:
     rowtimes = [r[inp.rowtime] for inp in inputs for r in inp.rows if r[inp.rowtime] is not None]
     largest_rowtime = max(rowtimes) if rowtimes else None
 
+    def end_of(life: Interval) -> datetime:
+        if life.end is not None:
+            return life.end
+        assert largest_rowtime is not None
+        return largest_rowtime
+
     first = inputs[0]
     partials = [
-        _Partial({first.name: x}, life, matched=True)
+        _Partial({first.name: x}, life, life.start)
         for x, life in zip(first.rows, lives[first.name])
         if life is not None  # NULL rowtime: in no window, no output at all
     ]
@@ -279,39 +285,29 @@ def evaluate(inputs: Sequence[Input], joins: Sequence[Join]) -> list[Out]:
         right_rows = [(y, life) for y, life in zip(right.rows, lives[right.name]) if life is not None]
         right_matched = [False] * len(right_rows)
         joined: list[_Partial] = []
-        for p in partials:
-            p_matched = False
+        for r in partials:
+            r_matched = False
             for j, (y, y_life) in enumerate(right_rows):
-                env = {**p.rows, right.name: y}
+                env = {**r.rows, right.name: y}
                 if join.on is not None and join.on(env) is not True:
                     continue
-                both = p.life.intersect(y_life)
+                both = r.life.intersect(y_life)
                 if both.is_empty():
                     continue
-                joined.append(_Partial(env, both, matched=True))
-                p_matched = True
+                joined.append(_Partial(env, both, max(r.rowtime, y_life.start)))
+                r_matched = True
                 right_matched[j] = True
-            if not p_matched and join.kind in ("LEFT", "FULL"):
-                joined.append(_Partial({**p.rows, right.name: None}, p.life, matched=False))
+            if not r_matched and join.kind in ("LEFT", "FULL"):
+                joined.append(_Partial({**r.rows, right.name: None}, r.life, max(r.rowtime, end_of(r.life))))
         if join.kind in ("RIGHT", "FULL"):
             for (y, y_life), was_matched in zip(right_rows, right_matched):
                 if not was_matched:
                     padded: dict[str, Row | None] = {n: None for n in left_names}
                     padded[right.name] = y
-                    joined.append(_Partial(padded, y_life, matched=False))
+                    joined.append(_Partial(padded, y_life, end_of(y_life)))
         partials = joined
 
-    out = []
-    for p in partials:
-        if p.matched:
-            rowtime = p.life.start
-        elif p.life.end is not None:
-            rowtime = p.life.end
-        else:
-            assert largest_rowtime is not None
-            rowtime = largest_rowtime
-        out.append(Out(rowtime, p.rows))
-    return out
+    return [Out(r.rowtime, r.rows) for r in partials]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -53,6 +53,33 @@ def test_rows_windows_match_the_reference_model(spark, seed):
         pytest.fail(f"ROWS windows differ from the reference model (seed {seed}).\n{describe(case, actual)}")
 
 
+def _partitioned_outer_cases(count: int) -> list[Case]:
+    """Generated outer joins whose every input has a partitioned ROWS window (section 8: a padded
+    row of a kept side with a partitioned ROWS window comes out when its partition's window
+    closes; replay knows every end)."""
+    cases: list[Case] = []
+    seed = 5000
+    while len(cases) < count:
+        case = random_case(seed)
+        seed += 1
+        if not any(k in ("LEFT", "RIGHT", "FULL") for k in case.kinds):
+            continue
+        rng = random.Random(seed)
+        ns = [rng.randint(0, 2) for _ in case.windows]
+        cases.append(replace(case, windows=tuple(Window.rows(n, ("k",)) for n in ns),
+                             over=tuple(f"PARTITION BY k ROWS {n} PRECEDING" for n in ns)))
+    return cases
+
+
+@pytest.mark.parametrize("case", _partitioned_outer_cases(int(os.environ.get("OVERJOIN_ROWS_SEEDS", "40")) // 2),
+                         ids=lambda c: f"seed_{c.seed}")
+def test_outer_join_keeping_a_partitioned_rows_window_matches_the_reference_model(spark, case):
+    actual = replay(spark, case)
+    if multiset(actual) != multiset(case.expected()):
+        pytest.fail(f"partitioned ROWS windows differ from the reference model (seed {case.seed}).\n"
+                    f"{describe(case, actual)}")
+
+
 def test_rows_window_on_a_stream_is_refused(spark, tmp_path):
     spark.createDataFrame([(1, 1, None)], SCHEMA).write.mode("overwrite").parquet(str(tmp_path / "s"))
     spark.readStream.schema(SCHEMA).parquet(str(tmp_path / "s")).createOrReplaceTempView("rows_stream")

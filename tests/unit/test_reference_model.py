@@ -416,13 +416,16 @@ def test_multiway_inner() -> None:
 
 
 def test_multiway_left_left_pads_at_the_preserved_rows_end() -> None:
-    # b1 LEFT JOIN asks: (1,11) life [8,10]; (2,-) life [5,15]; (3,-) life [20,30].
+    # b1 LEFT JOIN asks: (1,11) life [8,10], ROWTIME 8; (2,-) life [5,15] padded when b1@5's
+    # window closed, ROWTIME 15; (3,-) life [20,30], ROWTIME 30.
     # ... LEFT JOIN b2 ON b2.k = b1.k:
-    #   (1,11)+21 -> [9,10], ROWTIME 9;  (3,-)+24: [20,30] ∩ [25,28] -> ROWTIME 25 (largest start).
-    #   (2,-) meets no B row of b2 in [5,15] (23 is at 31): padded, ROWTIME = end of b1@5 = 15.
+    #   (1,11)+21 -> [9,10], ROWTIME max(8, 9) = 9.
+    #   (3,-)+24: [20,30] ∩ [25,28] is not empty, but the padded (3,-) only exists from 30 on:
+    #   ROWTIME max(30, 25) = 30, never earlier than the padding was decided.
+    #   (2,-) meets no B row of b2 in [5,15] (23 is at 31): padded again, max(15, 15) = 15.
     out = evaluate(three_inputs(), [Join("LEFT", equi("b1", "k", "asks", "k")),
                                     Join("LEFT", equi("b2", "k", "b1", "k"))])
-    assert as_tuples(out, ALIASES) == [(m(9), 1, 11, 21), (m(15), 2, None, None), (m(25), 3, None, 24)]
+    assert as_tuples(out, ALIASES) == [(m(9), 1, 11, 21), (m(15), 2, None, None), (m(30), 3, None, 24)]
 
 
 def test_multiway_null_padded_intermediate_cannot_match_on_its_null_side() -> None:
@@ -440,15 +443,17 @@ def test_multiway_full_at_the_top_pads_unmatched_right_rows() -> None:
     # [20,30]) and 23 (B, 31: b1@5 ended at 15), padded at the end of their own life.
     assert as_tuples(out, ALIASES) == [
         (m(9), 1, 11, 21), (m(15), None, None, 22), (m(15), 2, None, None),
-        (m(25), 3, None, 24), (m(34), None, None, 23)]
+        (m(30), 3, None, 24), (m(34), None, None, 23)]
 
 
 def test_multiway_right_then_inner_uses_the_padded_rows_own_life() -> None:
-    # b1 RIGHT JOIN asks: (1,11) life [8,10]; (-,12) life [30,32] (asks@30, B, unmatched).
-    # ... JOIN b2 ON b2.k = asks.k: (-,12)+23: [30,32] ∩ [31,34] -> ROWTIME 31.
+    # b1 RIGHT JOIN asks: (1,11) life [8,10]; (-,12) life [30,32] (asks@30, B, unmatched), padded
+    # when asks@30's window closed: ROWTIME 32.
+    # ... JOIN b2 ON b2.k = asks.k: (-,12)+23: [30,32] ∩ [31,34] = [31,32] -> ROWTIME
+    # max(32, 31) = 32, not the intersection's start 31 (the padding was only known at 32).
     out = evaluate(three_inputs(), [Join("RIGHT", equi("b1", "k", "asks", "k")),
                                     Join("INNER", equi("b2", "k", "asks", "k"))])
-    assert as_tuples(out, ALIASES) == [(m(9), 1, 11, 21), (m(31), None, 12, 23)]
+    assert as_tuples(out, ALIASES) == [(m(9), 1, 11, 21), (m(32), None, 12, 23)]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -50,19 +50,17 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
 
   private def finish(root: PreparedStreamJoin): LogicalPlan = {
     val asofRights = root.block.joins.filter(_.asof).map(j => root.block.inputs(j.rightIndex).start).toSet
-    val (plan, _, rowtimeExpr) = build(root.child, asofRights)
     val inputs = root.child.collect { case r: RowtimeInput => r }
+    // docs/semantics.md §4: the end of a ROWS window that never closed in a finite input counts as
+    // the largest rowtime of the inputs. Only replay meets such a window.
+    val largest = if (inputs.exists(!isRange(_))) {
+      Some(Greatest(inputs.map(r => ScalarSubquery(
+        Aggregate(Nil, Seq(Alias(Max(r.rowtime).toAggregateExpression(), "max_rowtime")()), r.child)): Expression)))
+    } else None
+    val (plan, _, rowtimeExpr) = build(root.child, asofRights, largest)
     val rowtime = Alias(rowtimeExpr.getOrElse(throw OverjoinErrors.noStreamInput()), "ROWTIME")()
-    val rowtimeValue = if (inputs.exists(!isRange(_))) {
-      // docs/semantics.md §4: for a ROWS window that never closed in a finite input, ROWTIME is
-      // the largest rowtime of the inputs. Only a null-padded row's ROWTIME can be NULL here.
-      val largest = Greatest(inputs.map(r => ScalarSubquery(
-        Aggregate(Nil, Seq(Alias(Max(r.rowtime).toAggregateExpression(), "max_rowtime")()), r.child)): Expression))
-      Coalesce(Seq(rowtime.child, largest))
-    } else rowtime.child
-    val rowtimeCol = Alias(rowtimeValue, "ROWTIME")(exprId = rowtime.exprId)
     val visible = plan.output.filterNot(a => InternalColumns.Hidden.contains(a.name))
-    val project = Project(rowtimeCol +: visible, plan)
+    val project = Project(rowtime +: visible, plan)
     // USING joins keep the merged-away key columns as hidden output (`sp.ticker` after
     // `USING (ticker)`); keep them reachable through the new projection.
     project.setTagValue(Project.hiddenOutputTag, plan.metadataOutput)
@@ -79,37 +77,45 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
    * with time conditions. Returns the plan, the life interval of its rows (None for tables) and
    * the ROWTIME its rows would have as the query's output (docs/semantics.md §4).
    */
-  private def build(plan: LogicalPlan, asof: Set[Int]): (LogicalPlan, Option[Life], Option[Expression]) = plan match {
+  private def build(plan: LogicalPlan, asof: Set[Int], largest: Option[Expression])
+      : (LogicalPlan, Option[Life], Option[Expression]) = plan match {
     case r: RowtimeInput if r.isStream =>
       val life = leaf(r)
       (r.child, Some(life), Some(life.start))
     case r: RowtimeInput => (r.child, None, None)
     case t: TableInput => (t.child, None, None)
     case p @ Project(_, child) =>
-      val (c, life, rowtime) = build(child, asof)
+      val (c, life, rowtime) = build(child, asof, largest)
       val rebuilt = p.copy(child = c)
       rebuilt.copyTagsFrom(p) // USING's hidden key columns live in a tag
       (rebuilt, life, rowtime)
     case j @ Join(_, r, _, _, _) if inputStart(r).exists(asof.contains) =>
-      AsofJoins.rewrite(j, build(j.left, asof), build(r, asof))
+      AsofJoins.rewrite(j, build(j.left, asof, largest), build(r, asof, largest))
     case Join(l, r, tpe, cond, hint) =>
-      val (lp0, ll0, lrt) = build(l, asof)
-      val (rp0, rl0, rrt) = build(r, asof)
-      (ll0, rl0) match {
-        case (Some(a0), Some(b0)) => joinOfStreams(lp0, a0, rp0, b0, tpe, cond, hint)
-        case (Some(a), None) =>
+      val (lp0, ll0, lrt) = build(l, asof, largest)
+      val (rp0, rl0, rrt) = build(r, asof, largest)
+      (ll0, lrt, rl0, rrt) match {
+        case (Some(a0), Some(lt), Some(b0), Some(rt)) => joinOfStreams(lp0, a0, lt, rp0, b0, rt, tpe, cond, hint, largest)
+        case (Some(a), _, None, _) =>
           checkStreamTable(tpe, streamOnLeft = true, a, r)
           (Join(lp0, rp0, tpe, cond, hint), Some(a), lrt)
-        case (None, Some(b)) =>
+        case (None, _, Some(b), _) =>
           checkStreamTable(tpe, streamOnLeft = false, b, l)
           (Join(lp0, rp0, tpe, cond, hint), Some(b), rrt)
-        case (None, None) => (Join(lp0, rp0, tpe, cond, hint), None, None)
+        case _ => (Join(lp0, rp0, tpe, cond, hint), None, None)
       }
     case other => throw OverjoinErrors.unsupportedFromItem(other.nodeName)
   }
 
-  private def joinOfStreams(lp0: LogicalPlan, a0: Life, rp0: LogicalPlan, b0: Life, tpe: JoinType,
-      cond: Option[Expression], hint: JoinHint): (LogicalPlan, Option[Life], Option[Expression]) = {
+  /**
+   * Joins two sides with life intervals `a`, `b` and ROWTIMEs `lrt`, `rrt` (docs/semantics.md §4):
+   * a matched row's ROWTIME is `max(ROWTIME(l), ROWTIME(r))` (for an input row, ROWTIME is the
+   * start of its life, so for two inputs this is the start of the intersection); a null-padded
+   * row's is `max(ROWTIME(side), end L(side))`, the moment its last possible match left.
+   */
+  private def joinOfStreams(lp0: LogicalPlan, a0: Life, lrt: Expression, rp0: LogicalPlan, b0: Life,
+      rrt: Expression, tpe: JoinType, cond: Option[Expression], hint: JoinHint, largest: Option[Expression])
+      : (LogicalPlan, Option[Life], Option[Expression]) = {
     // A side that is itself a join gets one event-time column (Spark allows only one per
     // stream); the others stop being event-time columns.
     val (lp1, a) = withEventTime(lp0, a0)
@@ -126,12 +132,13 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
     val life = Life(Greatest(Seq(a.start, b.start)), Least(Seq(a.end, b.end)), Or(a.present, b.present),
       a.leaves.map { case (x, n) => x -> (n || aNull) } ++ b.leaves.map { case (x, n) => x -> (n || bNull) },
       None, math.min(a.widthMicros, b.widthMicros))
-    // Matched: the first moment both rows are in their windows. Null-padded: the moment the
-    // last possible match left the preserved row's window.
-    val matched = Greatest(Seq(a.start, b.start))
+    // An end that is NULL here is a ROWS window that never closed (replay only).
+    def end(x: Life): Expression = largest.map(l => Coalesce(Seq(x.end, l)): Expression).getOrElse(x.end)
+    val matched = Greatest(Seq(lrt, rrt))
     val rowtime = tpe match {
       case _: InnerLike => matched // both sides are always there
-      case _ => CaseWhen(Seq(And(a.present, b.present) -> matched, a.present -> a.end), Some(b.end))
+      case _ => CaseWhen(Seq(And(a.present, b.present) -> matched, a.present -> Greatest(Seq(lrt, end(a)))),
+        Some(Greatest(Seq(rrt, end(b)))))
     }
     // With the constant key a CROSS join is an inner join, which Spark can stream.
     val joinType = if (keyCond.isDefined && tpe == Cross) Inner else tpe
