@@ -162,6 +162,38 @@ class Case:
                 out[current][view].append(dict(r))
         return out
 
+    def shuffled_batches(self, lateness: timedelta, count: int | None = None) -> list[dict[str, list[Row]]]:
+        """The rows split into micro-batches *out of rowtime order*, but never late.
+
+        Each row arrives at ``rowtime + d``, ``d`` drawn from ``[0, lateness]``; rows are delivered
+        in arrival order, cut into ``count`` batches. A row's batch follows only rows that arrived
+        before it, so no earlier batch has seen a rowtime above ``its rowtime + lateness``: with
+        ``spark.overjoin.lateness = lateness`` no row is older than the watermark (docs/semantics.md
+        §8), and replay is the exact answer. Rows with a NULL rowtime arrive at random.
+        """
+        rng = random.Random(self.seed * 104729 + 3)
+        times = [r["rowtime"] for rs in self.rows for r in rs if r["rowtime"] is not None]
+        t0 = min(times) if times else T0
+        steps = int(lateness / _SEC)
+        arrivals: list[tuple[float, float, str, Row]] = []
+        span = int((max(times) - t0) / _SEC) if times else 0
+        for view, rs in zip(self.views, self.rows):
+            for r in rs:
+                t = r["rowtime"]
+                at = (t - t0) / _SEC + rng.randint(0, steps) if t is not None else rng.uniform(0, span + steps)
+                arrivals.append((at, rng.random(), view, r))
+        arrivals.sort(key=lambda a: (a[0], a[1]))
+        if count is None:
+            count = rng.randint(2, 6)
+        count = max(1, min(count, len(arrivals)))
+        # Cut between distinct arrival times only, so that a batch never splits one arrival moment.
+        moments = sorted({a[0] for a in arrivals})
+        cuts = sorted(rng.sample(moments[:-1], min(count - 1, max(0, len(moments) - 1)))) + moments[-1:]
+        out: list[dict[str, list[Row]]] = [{v: [] for v in self.views} for _ in range(max(1, len(cuts)))]
+        for at, _, view, r in arrivals:
+            out[next(i for i, c in enumerate(cuts) if at <= c)][view].append(dict(r))
+        return out
+
     def flush_batches(self) -> list[dict[str, list[Row]]]:
         """Two micro-batches to feed after :meth:`batches`, so that a stream emits everything.
 

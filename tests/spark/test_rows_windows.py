@@ -12,7 +12,6 @@ import random
 from dataclasses import replace
 
 import pytest
-from pyspark.errors import AnalysisException
 
 from tests.generators import SCHEMA, Case, describe, random_case
 from tests.reference_model import Window, multiset
@@ -78,12 +77,4 @@ def test_outer_join_keeping_a_partitioned_rows_window_matches_the_reference_mode
     if multiset(actual) != multiset(case.expected()):
         pytest.fail(f"partitioned ROWS windows differ from the reference model (seed {case.seed}).\n"
                     f"{describe(case, actual)}")
-
-
-def test_rows_window_on_a_stream_is_refused(spark, tmp_path):
-    spark.createDataFrame([(1, 1, None)], SCHEMA).write.mode("overwrite").parquet(str(tmp_path / "s"))
-    spark.readStream.schema(SCHEMA).parquet(str(tmp_path / "s")).createOrReplaceTempView("rows_stream")
-    with pytest.raises(AnalysisException, match="OJ117"):
-        spark.sql("SELECT STREAM * FROM rows_stream OVER (ROWS 2 PRECEDING) AS a JOIN rows_stream AS b ON a.k = b.k")
-
 

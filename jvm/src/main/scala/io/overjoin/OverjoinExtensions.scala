@@ -1,8 +1,11 @@
 package io.overjoin
 
 import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
+import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
 import io.overjoin.catalyst.analysis.{ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteWindowedJoins}
+import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
 import io.overjoin.streaming.LateRows
@@ -33,6 +36,11 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // Post-hoc: after the resolution batch has reached its fixed point, drop overjoin's markers
     // (no physical planner knows them) and say why anything overjoin left unbound is refused.
     extensions.injectPostHocResolutionRule { _ => RemoveStreamJoinMarkers }
+
+    // Optimizer and planner: overjoin's own join operator, numbered per query, planned with the
+    // state of the micro-batch being planned.
+    extensions.injectOptimizerRule { _ => NumberWindowedJoins }
+    extensions.injectPlannerStrategy { s => WindowedJoinStrategy(s.asInstanceOf[ClassicSession]) }
 
     // Check: a no-op check whose builder runs once per session, which is when each session's
     // streaming queries get the listener that counts late rows (docs/semantics.md §8).

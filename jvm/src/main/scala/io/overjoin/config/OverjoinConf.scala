@@ -12,6 +12,7 @@ object OverjoinConf {
   val Lateness: String = OverjoinConfEntries.Lateness.key
   val Emit: String = OverjoinConfEntries.Emit.key
   val ParserEnabled: String = OverjoinConfEntries.ParserEnabled.key
+  val JoinOperator: String = OverjoinConfEntries.JoinOperator.key
 
   /** Registers the entries with Spark (once; called from the extension's entry point). */
   def register(): Unit = OverjoinConfEntries.All.size
@@ -25,4 +26,7 @@ object OverjoinConf {
 
   /** False when `spark.overjoin.parser.enabled = false`: every statement goes to Spark's parser. */
   def parserEnabled(conf: SQLConf = SQLConf.get): Boolean = conf.getConf(OverjoinConfEntries.ParserEnabled)
+
+  /** True when joins of two streams run on overjoin's own operator (`spark.overjoin.join.operator`). */
+  def ownJoinOperator(conf: SQLConf = SQLConf.get): Boolean = conf.getConf(OverjoinConfEntries.JoinOperator) == "overjoin"
 }

@@ -119,6 +119,12 @@ object OverjoinErrors {
   def rowsWindowOnStream(origin: Origin, input: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_WINDOW_ON_STREAM", origin, "input" -> input)
 
+  def rowsPartitionNotAColumn(origin: Origin, input: String, partition: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_PARTITION_NOT_A_COLUMN", origin, "input" -> input, "partition" -> partition)
+
+  def rowsWindowJoinedAgain(inputs: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_WINDOW_JOINED_AGAIN", Origin(), "inputs" -> inputs)
+
   def asofStreamWithTable(stream: String, table: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ASOF_STREAM_WITH_TABLE", Origin(), "stream" -> stream, "table" -> table)
 
@@ -149,6 +155,12 @@ object OverjoinErrors {
 
   def unsupportedFromItem(node: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN.UNSUPPORTED_FROM_ITEM", Origin(), "node" -> node)
+
+  // -- Errors while a query runs ---------------------------------------------------------------
+
+  def stateFormat(found: Int, supported: Int): OverjoinRuntimeException =
+    new OverjoinRuntimeException(ErrorCatalogue("OVERJOIN_STATE_FORMAT"),
+      Map("found" -> found.toString, "supported" -> supported.toString))
 
   def internal(detail: String): OverjoinAnalysisException =
     analysis("OVERJOIN_INTERNAL_ERROR", Origin(), "detail" -> detail)

@@ -83,3 +83,14 @@ final class OverjoinAnalysisException(
   override def getSqlState: String = condition.sqlState
   override def getMessageParameters: java.util.Map[String, String] = params.asJava
 }
+
+/**
+ * An error overjoin finds while a query runs (on an executor, say), such as state it cannot read.
+ * It fails the query with the condition's text; Spark reports it as the cause of the failure.
+ */
+final class OverjoinRuntimeException(val condition: ErrorCondition, val params: Map[String, String])
+  extends RuntimeException(
+    ErrorCatalogue(condition.name).render(params) match {
+      case (m, h) => s"[${condition.name}] ${condition.code}: $m Hint: $h SQLSTATE: ${condition.sqlState}"
+    })
+  with OverjoinError

@@ -35,12 +35,13 @@ object OrderedEmit {
     // ROWTIME, marked as one (its watermark is the query's, computed from the inputs).
     val eventTime = Alias(rowtime, "__overjoin_order_time")(explicitMetadata = Some(
       new MetadataBuilder().putLong(EventTimeWatermark.delayKey, 0L).build()))
-    // The query may select inputs' rowtimes beside ROWTIME (`B.ROWTIME AS bidTime`), each still
-    // marked as an event-time column: only `eventTime` may carry the mark into this operator,
-    // which allows one (MULTIPLE_EVENT_TIME_COLUMNS otherwise).
+    // The query may select inputs' rowtimes beside ROWTIME (`B.ROWTIME AS bidTime`), and ROWTIME
+    // itself may be marked as an event-time column: only `eventTime` may carry the mark into this
+    // operator, which allows one (MULTIPLE_EVENT_TIME_COLUMNS otherwise). Every column is unmarked
+    // explicitly, because a mark can reach a column during planning that its analyzed attribute
+    // does not show.
     val unmarked = plan.output.map { a =>
-      if (!a.metadata.contains(EventTimeWatermark.delayKey)) a
-      else Alias(a, a.name)(exprId = a.exprId, qualifier = a.qualifier,
+      Alias(a, a.name)(exprId = a.exprId, qualifier = a.qualifier,
         explicitMetadata = Some(new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build()))
     }
     val keyed = Project(unmarked ++ Seq(key, eventTime), plan)

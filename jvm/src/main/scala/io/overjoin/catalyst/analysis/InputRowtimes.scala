@@ -3,13 +3,15 @@ package io.overjoin.catalyst.analysis
 import java.util.UUID
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
 
-import io.overjoin.catalyst.plans.logical.{RowtimeInput, TableInput, WindowedInput}
+import io.overjoin.catalyst.plans.logical.{RowsWindow, RowtimeInput, TableInput, WindowedInput}
+import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.model.{RowsFrame, WindowTvf}
 
@@ -50,7 +52,7 @@ private[analysis] object InputRowtimes {
       case TimestampType | TimestampNTZType =>
       case other => throw OverjoinErrors.rowtimeNotTimestamp(input.origin, rowtime.name, source, other.sql)
     }
-    if (input.window.frame.isInstanceOf[RowsFrame] && child.isStreaming) {
+    if (input.window.frame.isInstanceOf[RowsFrame] && child.isStreaming && !OverjoinConf.ownJoinOperator()) {
       throw OverjoinErrors.rowsWindowOnStream(input.origin, source)
     }
     val watermarked = if (child.isStreaming) watermark(child, rowtime, source, latenessMicros) else child
@@ -59,6 +61,8 @@ private[analysis] object InputRowtimes {
     val present = Filter(IsNotNull(rt), watermarked)
     (input.tvf, input.window.frame) match {
       case (Some(tvf), _) => windowFunctionInput(w, rt, tvf, present)
+      case (None, RowsFrame(n)) if child.isStreaming =>
+        RowtimeInput(w.block, input, rt, isStream, present, streamRows = Some(RowsWindow(n, streamPartition(w, present, source))))
       case (None, RowsFrame(n)) => rowsInput(w, rt, n, present)
       case _ => RowtimeInput(w.block, input, rt, isStream, present)
     }
@@ -122,6 +126,25 @@ private[analysis] object InputRowtimes {
     // Under the input's name, so that `s1.window_start` resolves as RisingWave writes it.
     val named = SubqueryAlias(w.input.name, Project(child.output ++ Seq(start, end), child))
     RowtimeInput(w.block, w.input, rt, isStream = true, named, windowEnd = Some(endAttr))
+  }
+
+  /**
+   * The `PARTITION BY` of a stream's ROWS window, resolved against the input: the join's operator
+   * reads these columns of each row. On a stream they must be columns (or fields of them).
+   */
+  private def streamPartition(w: WindowedInput, child: LogicalPlan, source: String): Seq[Expression] = {
+    val parser = SparkSession.active.sessionState.sqlParser
+    val resolver = SQLConf.get.resolver
+    w.input.window.partitionBy.map { text =>
+      val resolved = parser.parseExpression(text).transformUp {
+        case u: UnresolvedAttribute => child.resolve(u.nameParts, resolver).getOrElse(
+          throw OverjoinErrors.rowsPartitionNotAColumn(w.input.origin, source, text))
+      }
+      if (!resolved.resolved || !resolved.deterministic || resolved.references.isEmpty) {
+        throw OverjoinErrors.rowsPartitionNotAColumn(w.input.origin, source, text)
+      }
+      resolved
+    }
   }
 
   /**

@@ -18,5 +18,11 @@ object InternalColumns {
   val AsofArrival = "__overjoin_asof_arrival"
   val AsofRank = "__overjoin_asof_rank"
 
-  val Hidden: Set[String] = Set(EventTime, CrossKey, RowsEnd)
+  /** What overjoin's own join operator adds to each output row: ROWTIME and its life interval. */
+  val JoinRowtime = "__overjoin_rowtime"
+  val JoinStart = "__overjoin_start"
+  val JoinEnd = "__overjoin_end"
+  val JoinEndInclusive = "__overjoin_end_inclusive"
+
+  val Hidden: Set[String] = Set(EventTime, CrossKey, RowsEnd, JoinRowtime, JoinStart, JoinEnd, JoinEndInclusive)
 }

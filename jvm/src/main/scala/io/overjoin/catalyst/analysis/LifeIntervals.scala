@@ -6,7 +6,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{CalendarIntervalType, MetadataBuilder}
 import org.apache.spark.unsafe.types.CalendarInterval
 
-import io.overjoin.catalyst.plans.logical.RowtimeInput
+import io.overjoin.catalyst.plans.logical.{JoinSide, RowtimeInput}
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.model.RangeFrame
 
@@ -19,7 +19,8 @@ import io.overjoin.model.RangeFrame
  * Spark treats as its event time, for a row made by a join: its start.
  */
 private[analysis] final case class Life(start: Expression, end: Expression, present: Expression,
-    leaves: Seq[(RowtimeInput, Boolean)], eventTime: Option[Attribute], widthMicros: Long)
+    leaves: Seq[(RowtimeInput, Boolean)], eventTime: Option[Attribute], widthMicros: Long,
+    side: Option[JoinSide] = None)
 
 /** Life intervals as expressions, and the time conditions that make two of them meet. */
 private[analysis] object LifeIntervals {
@@ -37,16 +38,19 @@ private[analysis] object LifeIntervals {
   def frame(r: RowtimeInput): RangeFrame =
     r.input.tvf.map(t => RangeFrame(t.sizeMicros, 0)).getOrElse(r.input.window.frame.asInstanceOf[RangeFrame])
 
-  def isRange(r: RowtimeInput): Boolean = r.rowsEnd.isEmpty
+  def isRange(r: RowtimeInput): Boolean = r.rowsEnd.isEmpty && r.streamRows.isEmpty
 
   def leafStart(r: RowtimeInput): Expression =
     r.windowEnd.getOrElse(if (isRange(r)) plus(r.rowtime, frame(r).bMicros) else r.rowtime)
 
   /** The end of a leaf's life interval, and whether the end is included (RANGE) or not (ROWS). */
   def leafEnd(r: RowtimeInput): (Expression, Boolean) = r.windowEnd.map(e => (e: Expression, true))
-    .getOrElse(if (isRange(r)) (plus(r.rowtime, frame(r).aMicros), true) else (r.rowsEnd.get, false))
+    .getOrElse(if (isRange(r)) (plus(r.rowtime, frame(r).aMicros), true)
+      else (r.rowsEnd.getOrElse(Literal(null, r.rowtime.dataType)), false))
 
-  def widthOf(r: RowtimeInput): Long = if (isRange(r)) frame(r).aMicros - frame(r).bMicros else 0L
+  /** A stream's ROWS window has no bounded width: its end comes with later rows. */
+  def widthOf(r: RowtimeInput): Long =
+    if (isRange(r)) frame(r).aMicros - frame(r).bMicros else if (r.streamRows.isDefined) Long.MaxValue else 0L
 
   def leaf(r: RowtimeInput): Life = Life(leafStart(r), leafEnd(r)._1, IsNotNull(r.rowtime), Seq(r -> false), None, widthOf(r))
 

@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.types.TimestampNTZType
 
 import io.overjoin.catalyst.plans.logical.{PreparedStreamJoin, RowtimeInput, StreamJoinOutput, TableInput}
+import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
 
 /**
@@ -53,7 +54,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
     val inputs = root.child.collect { case r: RowtimeInput => r }
     // docs/semantics.md §4: the end of a ROWS window that never closed in a finite input counts as
     // the largest rowtime of the inputs. Only replay meets such a window.
-    val largest = if (inputs.exists(!isRange(_))) {
+    val largest = if (inputs.exists(_.rowsEnd.isDefined)) {
       Some(Greatest(inputs.map(r => ScalarSubquery(
         Aggregate(Nil, Seq(Alias(Max(r.rowtime).toAggregateExpression(), "max_rowtime")()), r.child)): Expression)))
     } else None
@@ -84,9 +85,11 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
       (r.child, Some(life), Some(life.start))
     case r: RowtimeInput => (r.child, None, None)
     case t: TableInput => (t.child, None, None)
-    case p @ Project(_, child) =>
+    case p @ Project(list, child) =>
       val (c, life, rowtime) = build(child, asof, largest)
-      val rebuilt = p.copy(child = c)
+      // Spark's USING projection was made before the rewrite: keep what the rewrite added below it.
+      val added = c.output.filter(a => InternalColumns.Hidden.contains(a.name) && !list.exists(_.exprId == a.exprId))
+      val rebuilt = p.copy(projectList = list ++ added, child = c)
       rebuilt.copyTagsFrom(p) // USING's hidden key columns live in a tag
       (rebuilt, life, rowtime)
     case j @ Join(_, r, _, _, _) if inputStart(r).exists(asof.contains) =>
@@ -116,6 +119,16 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
   private def joinOfStreams(lp0: LogicalPlan, a0: Life, lrt: Expression, rp0: LogicalPlan, b0: Life,
       rrt: Expression, tpe: JoinType, cond: Option[Expression], hint: JoinHint, largest: Option[Expression])
       : (LogicalPlan, Option[Life], Option[Expression]) = {
+    if (lp0.isStreaming && rp0.isStreaming && OverjoinConf.ownJoinOperator()) {
+      // A ROWS row's life ends only when later rows of its input arrive, after a row joined with
+      // it has left this join: the next join would see an end that may still shrink.
+      for (life <- Seq(a0, b0) if life.leaves.size > 1 && life.leaves.exists(_._1.streamRows.isDefined)) {
+        throw OverjoinErrors.rowsWindowJoinedAgain(life.leaves.collect {
+          case (r, _) if r.streamRows.isDefined => r.input.name }.mkString(", "))
+      }
+      val (lp, rp, keyCond) = crossKey(lp0, rp0, cond)
+      return WindowedJoins.plan(lp, a0, rp, b0, tpe, (cond.toSeq ++ keyCond).reduceOption(And))
+    }
     // A side that is itself a join gets one event-time column (Spark allows only one per
     // stream); the others stop being event-time columns.
     val (lp1, a) = withEventTime(lp0, a0)

@@ -30,10 +30,12 @@ case class WindowedInput(block: Int, input: StreamInput, child: LogicalPlan) ext
  * stream, whose watermark is set. `isStream` is false for a static input of a query that also reads
  * streams (a table: docs/semantics.md §5); in replay every input counts as a stream. For a ROWS
  * window, `rowsEnd` is the column that ends each row's life interval (NULL while it never closes).
- * For a `TUMBLE`/`HOP` input, `windowEnd` is its `window_end` column, the rows' ROWTIME.
+ * For a `TUMBLE`/`HOP` input, `windowEnd` is its `window_end` column, the rows' ROWTIME. A stream
+ * with a ROWS window has `streamRows` instead of `rowsEnd`: the join's operator finds the ends.
  */
 case class RowtimeInput(block: Int, input: StreamInput, rowtime: Attribute, isStream: Boolean,
-    child: LogicalPlan, rowsEnd: Option[Attribute] = None, windowEnd: Option[Attribute] = None)
+    child: LogicalPlan, rowsEnd: Option[Attribute] = None, windowEnd: Option[Attribute] = None,
+    streamRows: Option[RowsWindow] = None)
   extends OverjoinNode {
   override def simpleString(maxFields: Int): String =
     s"RowtimeInput ${input.name} rowtime=${rowtime.name} ${input.window.sql}${if (isStream) "" else " (table)"}"

@@ -49,6 +49,18 @@ object OverjoinConfEntries {
     .booleanConf
     .createWithDefault(true)
 
+  val JoinOperator: ConfigEntry[String] = SQLConf.buildConf("spark.overjoin.join.operator")
+    .doc("Which operator runs a join of two streams. 'overjoin' (the default): overjoin's own " +
+      "stateful operator, which runs every window and join type, chained outer joins included, and " +
+      "measured faster than Spark's (bench/RESULTS.md). 'spark': Spark's stream-stream join with time " +
+      "conditions, for RANGE windows only; an outer join whose result is joined again is refused (OJ301). " +
+      "A query keeps the operator it was started with: its checkpoint holds that operator's state.")
+    .version("0.2.0")
+    .stringConf
+    .transform(_.trim.toLowerCase(java.util.Locale.ROOT))
+    .checkValues(Set("overjoin", "spark"))
+    .createWithDefault("overjoin")
+
   /** Every entry, so that loading this object registers them all. */
-  val All: Seq[ConfigEntry[_]] = Seq(Lateness, Emit, ParserEnabled)
+  val All: Seq[ConfigEntry[_]] = Seq(Lateness, Emit, ParserEnabled, JoinOperator)
 }

@@ -1,0 +1,129 @@
+package io.overjoin.execution.join
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.unsafe.Platform
+
+import io.overjoin.errors.OverjoinErrors
+
+/**
+ * One buffered row of a windowed join: its life interval `[start, end]` (`end` inclusive or not;
+ * `Open` while it has no end yet), its ROWTIME, its arrival number, whether it has matched, and
+ * the row itself. `unmatchable` rows (an equality key is NULL) can only ever be null-padded.
+ * `orderOnly` rows of a ROWS window are kept only to count positions (docs/semantics.md §3): they
+ * neither match nor are padded any more.
+ */
+final class Entry(
+    val start: Long,
+    var end: Long,
+    var endInclusive: Boolean,
+    val rowtime: Long,
+    val seq: Long,
+    var matched: Boolean,
+    val unmatchable: Boolean,
+    val row: UnsafeRow,
+    var orderOnly: Boolean = false) {
+
+  /** The latest intersection start of this row's pairs still waiting for the watermark (not stored). */
+  var pending: Long = Long.MinValue
+
+  def isOpen: Boolean = end == Entry.Open
+}
+
+object Entry {
+  /** The end of a life interval that has not closed yet. */
+  val Open: Long = Long.MaxValue
+}
+
+/** Everything one key holds: its buffered rows of each side, in arrival order. */
+final class KeyRows {
+  val lefts = new ArrayBuffer[Entry](4)
+  val rights = new ArrayBuffer[Entry](4)
+  def size: Int = lefts.size + rights.size
+}
+
+/**
+ * The state value of one key: one binary blob, so that a key costs one state-store read and one
+ * write per micro-batch however many rows it holds.
+ *
+ * {{{
+ *   byte   format (1)
+ *   long   due: the smallest watermark (us) at which something of this key must be evicted or emitted
+ *   long   decided: the watermark (us) up to which this key's pairs are decided (ROWS windows)
+ *   int    rows on the left, int rows on the right
+ *   per row: long start | long end | long rowtime | long seq | byte flags | int length | row bytes
+ * }}}
+ * `flags`: 1 matched, 2 end inclusive, 4 unmatchable, 8 order only. A later format keeps reading this one; a
+ * blob of an unknown format fails the query with a clear error instead of a wrong result.
+ */
+object JoinStateBlob {
+  val Format: Byte = 1
+  private val HeaderBytes = 1 + 8 + 8 + 4 + 4
+  private val EntryBytes = 8 + 8 + 8 + 8 + 1 + 4
+  private val Base = Platform.BYTE_ARRAY_OFFSET
+
+  def due(blob: Array[Byte]): Long = { check(blob); Platform.getLong(blob, Base + 1) }
+
+  def decided(blob: Array[Byte]): Long = { check(blob); Platform.getLong(blob, Base + 9) }
+
+  def rows(blob: Array[Byte]): Int = Platform.getInt(blob, Base + 17) + Platform.getInt(blob, Base + 21)
+
+  private def check(blob: Array[Byte]): Unit =
+    if (blob(0) != Format) throw OverjoinErrors.stateFormat(blob(0).toInt, Format.toInt)
+
+  /** Adds the rows of `blob` to `into`; each row points into `blob` (no copy). */
+  def decode(blob: Array[Byte], leftFields: Int, rightFields: Int, into: KeyRows): Unit = {
+    check(blob)
+    val nLeft = Platform.getInt(blob, Base + 17)
+    val nRight = Platform.getInt(blob, Base + 21)
+    var off = HeaderBytes
+    var i = 0
+    while (i < nLeft + nRight) {
+      val start = Platform.getLong(blob, Base + off)
+      val end = Platform.getLong(blob, Base + off + 8)
+      val rowtime = Platform.getLong(blob, Base + off + 16)
+      val seq = Platform.getLong(blob, Base + off + 24)
+      val flags = blob(off + 32)
+      val len = Platform.getInt(blob, Base + off + 33)
+      off += EntryBytes
+      val isLeft = i < nLeft
+      val row = new UnsafeRow(if (isLeft) leftFields else rightFields)
+      row.pointTo(blob, Base + off, len)
+      off += len
+      val e = new Entry(start, end, (flags & 2) != 0, rowtime, seq, (flags & 1) != 0, (flags & 4) != 0, row,
+        (flags & 8) != 0)
+      (if (isLeft) into.lefts else into.rights) += e
+      i += 1
+    }
+  }
+
+  def encode(rows: KeyRows, due: Long, decided: Long): Array[Byte] = {
+    var size = HeaderBytes
+    rows.lefts.foreach(e => size += EntryBytes + e.row.getSizeInBytes)
+    rows.rights.foreach(e => size += EntryBytes + e.row.getSizeInBytes)
+    val blob = new Array[Byte](size)
+    blob(0) = Format
+    Platform.putLong(blob, Base + 1, due)
+    Platform.putLong(blob, Base + 9, decided)
+    Platform.putInt(blob, Base + 17, rows.lefts.size)
+    Platform.putInt(blob, Base + 21, rows.rights.size)
+    var off = HeaderBytes
+    def put(e: Entry): Unit = {
+      Platform.putLong(blob, Base + off, e.start)
+      Platform.putLong(blob, Base + off + 8, e.end)
+      Platform.putLong(blob, Base + off + 16, e.rowtime)
+      Platform.putLong(blob, Base + off + 24, e.seq)
+      blob(off + 32) = ((if (e.matched) 1 else 0) | (if (e.endInclusive) 2 else 0) | (if (e.unmatchable) 4 else 0) |
+        (if (e.orderOnly) 8 else 0)).toByte
+      val len = e.row.getSizeInBytes
+      Platform.putInt(blob, Base + off + 33, len)
+      off += EntryBytes
+      e.row.writeToMemory(blob, Base + off)
+      off += len
+    }
+    rows.lefts.foreach(put)
+    rows.rights.foreach(put)
+    blob
+  }
+}

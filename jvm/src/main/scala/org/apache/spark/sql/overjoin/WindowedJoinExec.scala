@@ -1,0 +1,138 @@
+package org.apache.spark.sql.overjoin
+
+import org.apache.hadoop.conf.Configuration
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
+import org.apache.spark.sql.catalyst.plans.JoinType
+import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning}
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
+import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter}
+import org.apache.spark.sql.execution.streaming.state._
+import org.apache.spark.sql.types.{BinaryType, StructField, StructType}
+import org.apache.spark.util.CompletionIterator
+
+import io.overjoin.catalyst.plans.logical.{SideBounds, WindowedJoin}
+import io.overjoin.execution.join.{JoinCounters, JoinPartition, JoinSpec}
+
+/**
+ * The physical operator of a [[WindowedJoin]]: a stateful stream-stream join with its own state
+ * store (one per shuffle partition), holding each key's buffered rows in one blob
+ * ([[io.overjoin.execution.join.JoinStateBlob]]). The work of a partition is in
+ * [[io.overjoin.execution.join.JoinPartition]].
+ *
+ * As a `StateStoreWriter` it takes part in everything Spark does for its own stateful operators:
+ * state restored from the checkpoint and committed per micro-batch, state schema and operator
+ * metadata checks at restart, watermark propagation to the operators above it, no-data batches
+ * when the watermark moves, and the `stateOperators` entry of the query's progress.
+ */
+case class WindowedJoinExec(
+    joinType: JoinType,
+    leftKeys: Seq[Expression],
+    rightKeys: Seq[Expression],
+    nullSafe: Seq[Boolean],
+    condition: Option[Expression],
+    leftTimes: Seq[Expression],
+    rightTimes: Seq[Expression],
+    leftBounds: SideBounds,
+    rightBounds: SideBounds,
+    produced: Seq[Attribute],
+    leftRowsN: Option[Long],
+    leftPartition: Seq[Expression],
+    rightRowsN: Option[Long],
+    rightPartition: Seq[Expression],
+    stateInfo: Option[StatefulOperatorStateInfo],
+    left: SparkPlan,
+    right: SparkPlan) extends BinaryExecNode with StateStoreWriter {
+
+  override def output: Seq[Attribute] = WindowedJoin.outputOf(produced, left.output, right.output, joinType)
+
+  override def producedAttributes: AttributeSet = AttributeSet(produced)
+
+  override def shortName: String = "overjoinWindowedJoin"
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    StatefulOperatorPartitioning.getCompatibleDistribution(leftKeys, getStateInfo, conf) ::
+      StatefulOperatorPartitioning.getCompatibleDistribution(rightKeys, getStateInfo, conf) :: Nil
+
+  override def outputPartitioning: Partitioning = left.outputPartitioning
+
+  override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] = Seq(
+    StatefulOperatorCustomSumMetric("numPaddedRows", "number of null-padded rows emitted"))
+
+  private def keySchema: StructType =
+    StructType(leftKeys.zipWithIndex.map { case (k, i) => StructField(s"key$i", k.dataType, nullable = true) })
+
+  private def valueSchema: StructType = StructType(Seq(StructField("rows", BinaryType, nullable = false)))
+
+  override def validateAndMaybeEvolveStateSchema(
+      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
+    val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, keySchema, 0, valueSchema))
+    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
+      getStateInfo, hadoopConf, schema, session.sessionState, stateSchemaVersion))
+  }
+
+  /** (late-events, eviction) watermarks in microseconds; no watermark yet is `NoWatermark`. */
+  private def watermarksMicros(): (Long, Long) =
+    StreamContext.watermarks(session, getStateInfo) match {
+      case Some((late, evict)) => (if (late > 0) late * 1000L else JoinPartition.NoWatermark,
+        if (evict > 0) evict * 1000L else JoinPartition.NoWatermark)
+      case None => (JoinPartition.NoWatermark, JoinPartition.NoWatermark)
+    }
+
+  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
+    newInputWatermark > 0 && newInputWatermark * 1000L > watermarksMicros()._2
+
+  // Every row this operator emits has a ROWTIME above the watermark for late rows it was given:
+  // a match is no earlier than its later row (not late); a padded row leaves only in the first
+  // batch whose watermark reaches its ROWTIME. So operators above can use the same watermark.
+  override def produceOutputWatermark(inputWatermarkMs: Long): Option[Long] = Some(inputWatermarkMs)
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    metrics // the accumulators exist on the driver before the tasks use them
+    val (lateUs, evictUs) = watermarksMicros()
+    val (leftPreserved, rightPreserved) = WindowedJoin.preservedSides(joinType)
+    val spec = JoinSpec(left.output, right.output, leftKeys, rightKeys, nullSafe, condition, leftTimes, rightTimes,
+      leftBounds, rightBounds, leftPreserved, rightPreserved, output.map(_.dataType),
+      leftRowsN, leftPartition, rightRowsN, rightPartition)
+    val batchId = getStateInfo.storeVersion
+    val numOutput = longMetric("numOutputRows")
+    val dropped = longMetric("numRowsDroppedByWatermark")
+    val totalRows = longMetric("numTotalStateRows")
+    val updated = longMetric("numUpdatedStateRows")
+    val removed = longMetric("numRemovedStateRows")
+    val updatesTime = longMetric("allUpdatesTimeMs")
+    val removalsTime = longMetric("allRemovalsTimeMs")
+    val commitTime = longMetric("commitTimeMs")
+    val padded = longMetric("numPaddedRows")
+    val ks = keySchema
+    val zipped = left.execute().zipPartitions(right.execute(), preservesPartitioning = true) {
+      (l, r) => Iterator.single((l, r))
+    }
+    zipped.mapPartitionsWithStateStore[InternalRow](getStateInfo, ks, valueSchema,
+      NoPrefixKeyStateEncoderSpec(ks), session.sessionState, Some(session.streams.stateStoreCoordinator)) {
+      (store, iter) =>
+        val (l, r) = iter.next()
+        val counters = new JoinCounters
+        val start = System.nanoTime()
+        val out = new JoinPartition(spec, store, lateUs, evictUs, batchId, counters).run(l, r)
+        CompletionIterator[InternalRow, Iterator[InternalRow]](out.map { row => numOutput += 1; row }, {
+          updatesTime += math.max(0L, (System.nanoTime() - start - counters.evictNanos) / 1000000L)
+          removalsTime += counters.evictNanos / 1000000L
+          commitTime += timeTakenMs { store.commit() }
+          dropped += counters.dropped
+          padded += counters.padded
+          updated += counters.updatedKeys
+          removed += counters.removedKeys
+          // Spark's setStoreMetrics counts the store's keys as state rows; a key holds many rows
+          // here, and numRowsTotal should say how many input rows are buffered.
+          totalRows += counters.stateRows - store.metrics.numKeys
+          setStoreMetrics(store)
+        })
+    }
+  }
+
+  override protected def withNewChildrenInternal(newLeft: SparkPlan, newRight: SparkPlan): WindowedJoinExec =
+    copy(left = newLeft, right = newRight)
+}

@@ -1,0 +1,24 @@
+package org.apache.spark.sql.overjoin
+
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.classic.{SparkSession, Strategy}
+import org.apache.spark.sql.execution.SparkPlan
+
+import io.overjoin.catalyst.plans.logical.WindowedJoin
+import io.overjoin.errors.OverjoinErrors
+
+/**
+ * Plans a [[WindowedJoin]] as a [[WindowedJoinExec]] with the state of the micro-batch being
+ * planned ([[StreamContext]]): Spark's own planning step for state only knows Spark's operators.
+ */
+case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case j: WindowedJoin =>
+      if (j.opIndex < 0) throw OverjoinErrors.internal("a windowed join reached the planner without an operator number")
+      WindowedJoinExec(j.joinType, j.leftKeys, j.rightKeys, j.nullSafe, j.condition, j.leftTimes, j.rightTimes,
+        j.leftBounds, j.rightBounds, j.produced, j.leftRowsN, j.leftPartition, j.rightRowsN, j.rightPartition,
+        Some(StreamContext.stateInfo(session, j.opIndex)),
+        planLater(j.left), planLater(j.right)) :: Nil
+    case _ => Nil
+  }
+}

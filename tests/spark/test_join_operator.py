@@ -1,0 +1,66 @@
+"""overjoin's stream join operator at the edges of eviction (docs/operator.md, docs/semantics.md §8).
+
+A row may be dropped from the join's state only once no row allowed to arrive later can meet it.
+These cases put a later row exactly on that edge: lateness 4 s, an input row ``w`` whose life ends
+at 5 s (``RANGE INTERVAL '5' SECOND PRECEDING`` from 0 s), a watermark of 4 s (both inputs have
+reached 8 s), an empty micro-batch that runs with it, then a row at 5 s of the other input, still
+on time, that must meet ``w``. Evicting (or padding) ``w`` one second too early loses the match
+(or emits a padded row replay does not have). Every join type, the window on either side.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from tests.generators import SCHEMA, T0, Case, describe
+from tests.reference_model import CURRENT_ROW, Window, multiset
+from tests.spark.streams import make_stream, run_stream
+
+pytestmark = pytest.mark.streaming
+
+SEC = timedelta(seconds=1)
+
+
+def _row(i: int, k: int, seconds: int) -> dict:
+    return {"id": i, "k": k, "rowtime": T0 + seconds * SEC}
+
+
+def edge_case(kind: str, window_on: str) -> tuple[Case, list[dict[str, list[dict]]]]:
+    """The case and its micro-batches; ``window_on`` ("a" or "b") holds the windowed row ``w``."""
+    w = _row(2001, 1, 0)             # life [0 s, 5 s]
+    fill_w = _row(2002, 4, 8)        # w's input reaches 8 s ...
+    fill1 = _row(1001, 2, 8)         # ... and so does the other: the watermark becomes 8 s - 4 s
+    fill2 = _row(1002, 3, 8)         # a batch that runs with that watermark
+    late_enough = _row(1003, 1, 5)   # still on time (5 s > 4 s), meets w at 5 s
+    windowed = (Window.range(5 * SEC), "RANGE INTERVAL '5' SECOND PRECEDING")
+    plain = (CURRENT_ROW, "")
+    if window_on == "b":
+        windows, rows = (plain, windowed), ((fill1, fill2, late_enough), (w, fill_w))
+        batches = [{"ga": [fill1], "gb": [w, fill_w]}, {"ga": [fill2], "gb": []}, {"ga": [late_enough], "gb": []}]
+    else:
+        w, fill_w = dict(w, id=1001), dict(fill_w, id=1002)
+        fill1, fill2, late_enough = dict(fill1, id=2001), dict(fill2, id=2002), dict(late_enough, id=2003)
+        windows, rows = (windowed, plain), ((w, fill_w), (fill1, fill2, late_enough))
+        batches = [{"ga": [w, fill_w], "gb": [fill1]}, {"ga": [], "gb": [fill2]}, {"ga": [], "gb": [late_enough]}]
+    case = Case(0, tuple(x for x, _ in windows), tuple(t for _, t in windows), rows, (kind,), (("a", "b"),))
+    return case, batches
+
+
+@pytest.mark.parametrize("window_on", ["a", "b"])
+@pytest.mark.parametrize("kind", ["INNER", "LEFT", "RIGHT", "FULL"])
+def test_a_row_on_the_eviction_edge_still_meets_its_match(spark, kind, window_on):
+    case, batches = edge_case(kind, window_on)
+    suffix = f"_e{kind}{window_on}"
+    inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
+    fed = [{v + suffix: rows for v, rows in b.items()} for b in batches + case.flush_batches()]
+    spark.conf.set("spark.overjoin.lateness", "4 seconds")
+    try:
+        run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), fed, inputs)
+    finally:
+        spark.conf.unset("spark.overjoin.lateness")
+    actual = case.without_flush([tuple(r) for r in run.rows])
+    expected = case.without_flush(case.expected())
+    assert any(None not in t for t in expected), "the edge case lost its match in the model"
+    assert multiset(actual) == multiset(expected), describe(case, actual)

@@ -1,0 +1,225 @@
+"""ROWS windows on streams against the reference model (docs/semantics.md §3, §4, §8).
+
+Generated two-input joins (every join type, ``ROWS n``, ``ROWS CURRENT ROW``, ``PARTITION BY k
+ROWS n`` and RANGE windows mixed) run as streams, fed in rowtime order or out of order within the
+lateness, and must return the model's rows for the rows the stream saw, with the one documented
+exception: a null-padded row whose ROWS window never closes is never emitted by a stream (replay
+gives it the largest rowtime; in the model's answer those are the padded rows with exactly that
+ROWTIME). The state must stay bounded: n + 1 rows per partition plus the rows within the lateness.
+
+Run more seeds with ``OVERJOIN_ROWS_STREAM_SEEDS``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from pyspark.errors import AnalysisException
+
+from tests.generators import FLUSH_ID, SCHEMA, T0, Case, describe, random_case
+from tests.reference_model import Window, multiset
+from tests.spark.streams import make_stream, run_stream
+
+pytestmark = pytest.mark.streaming
+
+COUNT = int(os.environ.get("OVERJOIN_ROWS_STREAM_SEEDS", "10"))
+SEC = timedelta(seconds=1)
+
+
+def rows_case(seed: int) -> Case:
+    """A generated two-input case with at least one ROWS window (seeded)."""
+    s = seed
+    while True:
+        case = random_case(s)
+        s += 100_000
+        if len(case.views) == 2:
+            break
+    rng = random.Random(seed)
+    windows, over = list(case.windows), list(case.over)
+    for i in rng.sample(range(2), rng.randint(1, 2)):
+        n = rng.randint(0, 3)
+        form = rng.choice(["rows", "partitioned", "current", "between"])
+        if form == "rows":
+            windows[i], over[i] = Window.rows(n), f"ROWS {n} PRECEDING"
+        elif form == "partitioned":
+            windows[i], over[i] = Window.rows(n, ("k",)), f"PARTITION BY k ROWS {n} PRECEDING"
+        elif form == "current":
+            windows[i], over[i] = Window.rows(0), "ROWS CURRENT ROW"
+        else:
+            windows[i], over[i] = Window.rows(n), f"ROWS BETWEEN {n} PRECEDING AND CURRENT ROW"
+    return replace(case, seed=seed, windows=tuple(windows), over=tuple(over))
+
+
+def flush_rows(case: Case) -> list[list[dict[str, Any]]]:
+    """Two rows per input far beyond every RANGE window, each input with a key of its own: after
+    them every watermark is past every closed window of the case."""
+    times = [r["rowtime"] for rs in case.rows for r in rs if r["rowtime"] is not None]
+    widest = max([w.a for w in case.windows if isinstance(w.a, timedelta)] + [timedelta(0)])
+    far = (max(times) if times else T0) + 2 * widest + 100 * SEC
+    return [[{"id": FLUSH_ID + 10 * n + i, "k": -1 - i, "rowtime": far + n * (widest + 100 * SEC)} for n in range(2)]
+            for i in range(len(case.views))]
+
+
+def stream_expected(case: Case, arrived: list[list[dict[str, Any]]]) -> list[tuple[Any, ...]]:
+    """The model's rows over what the stream received (in arrival order, flush rows included),
+    without flush rows and without padded rows whose ROWS window never closed."""
+    full = case.with_rows(arrived)
+    times = [r["rowtime"] for rs in arrived for r in rs if r["rowtime"] is not None]
+    largest = max(times)
+    rows = case.without_flush(full.expected())
+    return [t for t in rows if not (t[0] == largest and None in t[1:])]
+
+
+def run_case(spark: Any, case: Case, batches: list[dict[str, list[dict[str, Any]]]], tag: str,
+             lateness: str | None = None) -> tuple[list[tuple[Any, ...]], Any]:
+    suffix = f"_{tag}{case.seed}"
+    inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
+    fed = [{v + suffix: rows for v, rows in b.items()} for b in batches]
+    if lateness:
+        spark.conf.set("spark.overjoin.lateness", lateness)
+    try:
+        run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), fed, inputs)
+    finally:
+        spark.conf.unset("spark.overjoin.lateness")
+    return case.without_flush([tuple(r) for r in run.rows]), run
+
+
+def _arrival_order(case: Case, batches: list[dict[str, list[dict[str, Any]]]]) -> list[list[dict[str, Any]]]:
+    return [[r for b in batches for r in b.get(v, [])] for v in case.views]
+
+
+@pytest.mark.parametrize("seed", range(6000, 6000 + COUNT), ids=lambda s: f"seed_{s}")
+def test_rows_window_stream_in_order_matches_the_reference_model(spark, seed):
+    case = rows_case(seed)
+    flush = flush_rows(case)
+    batches = case.batches() + [{v: [f[n]] for v, f in zip(case.views, flush)} for n in range(2)]
+    actual, run = run_case(spark, case, batches, "ri")
+    expected = stream_expected(case, _arrival_order(case, batches))
+    assert multiset(actual) == multiset(expected), describe(case, actual)
+    dropped = sum(op.get("numRowsDroppedByWatermark", 0) for p in run.progress for op in p.get("stateOperators", []))
+    assert dropped == 0
+
+
+@pytest.mark.parametrize("seed", range(7000, 7000 + COUNT), ids=lambda s: f"seed_{s}")
+def test_rows_window_stream_out_of_order_matches_the_reference_model(spark, seed):
+    """Rows arrive out of rowtime order within the lateness: a later row, still on time, can end an
+    earlier row's window sooner; a pair is emitted only once no such row can come."""
+    case = rows_case(seed)
+    flush = flush_rows(case)
+    batches = case.shuffled_batches(4 * SEC, count=8) + [{v: [f[n]] for v, f in zip(case.views, flush)}
+                                                        for n in range(2)]
+    actual, run = run_case(spark, case, batches, "ro", lateness="4 seconds")
+    expected = stream_expected(case, _arrival_order(case, batches))
+    assert multiset(actual) == multiset(expected), describe(case, actual)
+
+
+def test_rows_window_state_stays_bounded(spark):
+    """A stream 20x longer than its window: state holds n + 1 rows per partition plus the rows
+    within the lateness, read from query progress (numRowsTotal)."""
+    n, keys, per_batch, batches_count = 2, 3, 6, 40
+    rows_a, rows_b, batches = [], [], []
+    for b in range(batches_count):
+        ba, bb = [], []
+        for j in range(per_batch):
+            t = T0 + (b * per_batch + j) * SEC
+            ba.append({"id": 1000 + b * per_batch + j, "k": j % keys, "rowtime": t})
+            bb.append({"id": 5000 + b * per_batch + j, "k": (j + 1) % keys, "rowtime": t})
+        rows_a += ba
+        rows_b += bb
+        batches.append({"ga": ba, "gb": bb})
+    case = Case(0, (Window.rows(n, ("k",)), Window.range(3 * SEC)),
+                (f"PARTITION BY k ROWS {n} PRECEDING", "RANGE INTERVAL '3' SECOND PRECEDING"),
+                (tuple(rows_a), tuple(rows_b)), ("LEFT",), (("a", "b"),))
+    flush = flush_rows(case)
+    batches += [{v: [f[m]] for v, f in zip(case.views, flush)} for m in range(2)]
+    actual, run = run_case(spark, case, batches, "rb")
+    states = [sum(op["numRowsTotal"] for op in p["stateOperators"]) for p in run.progress if p["stateOperators"]]
+    # ROWS side: n + 1 rows per key and the batch's rows; RANGE side: 3 s of rows and one batch.
+    bound = keys * (n + 1) + per_batch + 2 * (3 + per_batch + 1)
+    assert max(states) <= bound, f"state grew to {max(states)} rows (bound {bound}): {states}"
+    assert max(states[len(states) // 2:]) <= max(states[: len(states) // 2]) + per_batch
+    expected = stream_expected(case, _arrival_order(case, batches))
+    assert multiset(actual) == multiset(expected), describe(case, actual)
+
+
+def _stream(spark: Any, name: str, tmp_path: Any) -> None:
+    spark.createDataFrame([(1, 1, None)], SCHEMA).write.mode("overwrite").parquet(str(tmp_path / name))
+    spark.readStream.schema(SCHEMA).parquet(str(tmp_path / name)).createOrReplaceTempView(name)
+
+
+def test_rows_window_joined_again_is_refused(spark, tmp_path):
+    _stream(spark, "rows_s1", tmp_path)
+    with pytest.raises(AnalysisException, match="OJ117.*ROWS_WINDOW_JOINED_AGAIN|ROWS_WINDOW_JOINED_AGAIN"):
+        spark.sql("SELECT STREAM * FROM rows_s1 OVER (ROWS 2 PRECEDING) AS a JOIN rows_s1 AS b ON a.k = b.k "
+                  "JOIN rows_s1 AS c ON c.k = b.k")
+
+
+def test_rows_window_partitioned_by_an_expression_is_refused(spark, tmp_path):
+    _stream(spark, "rows_s2", tmp_path)
+    with pytest.raises(AnalysisException, match="ROWS_PARTITION_NOT_A_COLUMN"):
+        spark.sql("SELECT STREAM * FROM rows_s2 OVER (PARTITION BY abs(k) ROWS 2 PRECEDING) AS a "
+                  "JOIN rows_s2 AS b ON a.k = b.k")
+
+
+def test_rows_window_on_spark_operator_is_refused(spark, tmp_path):
+    _stream(spark, "rows_s3", tmp_path)
+    spark.conf.set("spark.overjoin.join.operator", "spark")
+    try:
+        with pytest.raises(AnalysisException, match="ROWS_WINDOW_ON_STREAM"):
+            spark.sql("SELECT STREAM * FROM rows_s3 OVER (ROWS 2 PRECEDING) AS a JOIN rows_s3 AS b ON a.k = b.k")
+    finally:
+        spark.conf.unset("spark.overjoin.join.operator")
+
+
+def test_match_bids_and_asks_view_of_seed_004_streams_with_the_replay_rows(spark, tmp_path):
+    """Seed 004's view (s-Server: ``JOIN SALES.ASKS OVER (ROWS CURRENT ROW)``), with its inputs
+    read as streams (``STREAM(SALES.BIDS)``), fed in micro-batches: the rows replay returns for the
+    view as printed over the same tables. Each bid meets the latest ask at or before it (over all
+    tickers: the window is not partitioned) when ticker, shares and price agree."""
+    from tests.corpus_loader import CORPUS_DIR
+    from tests.spark.streams import StreamInput
+
+    rng = random.Random(4)
+    schema = "rowtime TIMESTAMP, ticker STRING, shares INT, price DOUBLE"
+    spark.sql("CREATE DATABASE IF NOT EXISTS SALES")
+    inputs = {}
+    for name in ("BIDS", "ASKS"):
+        folder = tmp_path / name.lower()
+        folder.mkdir()
+        spark.sql(f"DROP TABLE IF EXISTS SALES.{name}")
+        spark.sql(f"CREATE TABLE SALES.{name} ({schema}) USING json LOCATION '{folder}'")
+        inputs[name] = StreamInput(name, schema, str(folder))
+    batches = []
+    ask_times = rng.sample(range(0, 120), 60)  # distinct: the order of tied asks would be arbitrary
+    for b in range(6):
+        bids = [{"rowtime": T0 + t * SEC, "ticker": rng.choice("XY"), "shares": rng.choice([10, 20]),
+                 "price": rng.choice([5.0, 5.5])} for t in sorted(rng.randint(b * 20, b * 20 + 19) for _ in range(10))]
+        asks = [{"rowtime": T0 + t * SEC, "ticker": rng.choice("XY"), "shares": rng.choice([10, 20]),
+                 "price": rng.choice([5.0, 5.5])} for t in sorted(t for t in ask_times if b * 20 <= t < b * 20 + 20)]
+        batches.append({"BIDS": bids, "ASKS": asks})
+    # Two more batches far ahead, so that the watermark passes every pair of the case.
+    for n in range(2):
+        far = T0 + (1000 + 100 * n) * SEC
+        batches.append({"BIDS": [{"rowtime": far, "ticker": "Z", "shares": 1, "price": 1.0}],
+                        "ASKS": [{"rowtime": far, "ticker": "W", "shares": 1, "price": 1.0}]})
+    printed = (CORPUS_DIR / "valid" / "seed053_sguide_match_bids_asks_printed.sql").read_text()
+    streamed = (printed.replace('"MatchBidsAndAsks"', '"MatchBidsAndAsksStream"')
+                .replace("FROM SALES.BIDS", "FROM STREAM(SALES.BIDS)").replace("JOIN SALES.ASKS", "JOIN STREAM(SALES.ASKS)"))
+    try:
+        spark.sql(streamed)
+        run = run_stream(spark, "SELECT * FROM MatchBidsAndAsksStream", batches, inputs)
+        spark.sql(printed)
+        replay = [tuple(r) for r in spark.sql("SELECT * FROM MatchBidsAndAsks").collect()]
+        actual = [tuple(r) for r in run.rows]
+        assert len(replay) >= 5, "the generated bids and asks should match now and then"
+        assert multiset(actual) == multiset(replay)
+    finally:
+        spark.sql("DROP VIEW IF EXISTS MatchBidsAndAsks")
+        spark.sql("DROP VIEW IF EXISTS MatchBidsAndAsksStream")
+        spark.sql("DROP TABLE IF EXISTS SALES.BIDS")
+        spark.sql("DROP TABLE IF EXISTS SALES.ASKS")
