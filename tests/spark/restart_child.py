@@ -1,0 +1,62 @@
+"""The first run of a restart test, in a process of its own so that its driver can be killed.
+
+    python -m tests.spark.restart_child SPEC.json
+
+``SPEC`` names a generated case (``seed``), the folders of its inputs, the sink and checkpoint
+folders, and the session's settings. The child starts its own SparkSession with overjoin, starts
+the case's query into a Parquet sink, and feeds the case's micro-batches one by one. It prints
+``JVMPID <pid>`` once the session is up, ``WROTE <i>`` after writing batch ``i``'s files and
+``DONE <i>`` once the query has processed them; the test kills its JVM with SIGKILL at some point
+and finishes the stream itself from the same checkpoint (tests/spark/test_restart.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import overjoin
+
+from tests.generators import random_case
+from tests.spark.streams import _jsonable
+
+
+def write_batch(folder: str, index: int, rows: list[dict[str, Any]]) -> None:
+    """Batch ``index``'s rows of one input as one JSON file, named by the batch so that the two
+    processes of a restart test never write the same name twice (renamed into place whole)."""
+    if not rows:
+        return
+    tmp = os.path.join(folder, f".tmp-{index}.json")
+    with open(tmp, "w") as f:
+        for r in rows:
+            f.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
+    os.rename(tmp, os.path.join(folder, f"batch-{index:04d}.json"))
+
+
+def main(spec_path: str) -> None:
+    with open(spec_path) as f:
+        spec = json.load(f)
+    case = random_case(spec["seed"])
+    spark = overjoin.session(**spec["conf"])
+    spark.sparkContext.setLogLevel("ERROR")
+    print(f"JVMPID {spark._jvm.java.lang.ProcessHandle.current().pid()}", flush=True)
+    for view, folder in zip(spec["views"], spec["folders"]):
+        spark.readStream.schema(spec["schema"]).json(folder).createOrReplaceTempView(view)
+    query = (spark.sql(case.sql_reading(spec["views"])).writeStream.format("parquet")
+             .option("path", spec["out"]).option("checkpointLocation", spec["checkpoint"])
+             .outputMode("append").start())
+    batches = case.batches() + case.flush_batches()
+    for i, batch in enumerate(batches):
+        for view, rows in batch.items():
+            write_batch(spec["folders"][case.views.index(view)], i, rows)
+        print(f"WROTE {i}", flush=True)
+        query.processAllAvailable()
+        print(f"DONE {i}", flush=True)
+    query.stop()
+    print("FINISHED", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,143 @@
+"""Stream joins on a Spark standalone cluster, surviving the loss of a worker.
+
+The test starts a standalone master and two workers (one core, 1 GiB each) on 127.0.0.1 from the
+classes in pyspark's wheel (``bin/spark-class``), and a driver in a child process
+(tests/spark/restart_child.py) that ships overjoin's jar to the executors and runs a generated
+stream join (a chained outer join: overjoin's own operator, twice) into a Parquet sink. Right
+after a micro-batch's files are written, one worker and its executor are killed with SIGKILL;
+the stream goes on on the other worker (its tasks rerun, the join's state reloaded from the
+checkpoint) and must produce exactly the replay rows. Every process is stopped by PID at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.generators import SCHEMA, describe, random_case
+from tests.reference_model import multiset
+from tests.spark.test_restart import REPO, _cases, _wait_for_a_batch_in_progress
+
+pytestmark = pytest.mark.streaming
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _spark_class() -> str:
+    import pyspark
+
+    return str(Path(pyspark.__file__).resolve().parent / "bin" / "spark-class")
+
+
+class Cluster:
+    """A standalone master and ``workers`` workers on loopback, each in its own process group."""
+
+    def __init__(self, work: Path, workers: int = 2) -> None:
+        self.work = work
+        self.port = _free_port()
+        self.url = f"spark://127.0.0.1:{self.port}"
+        self.env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=str(Path(_spark_class()).parents[1]))
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.master_log = work / "master.log"
+        self._start("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                               "--port", str(self.port), "--webui-port", str(_free_port())], self.master_log)
+        self._wait_for(self.master_log, "I have been elected leader", 1)
+        for i in range(workers):
+            self._start(f"worker{i}", ["org.apache.spark.deploy.worker.Worker", self.url, "--host", "127.0.0.1",
+                                       "--cores", "1", "--memory", "1g", "--webui-port", str(_free_port()),
+                                       "--work-dir", str(work / f"worker{i}")], work / f"worker{i}.log")
+        self._wait_for(self.master_log, "Registering worker", workers)
+
+    def _start(self, name: str, args: list[str], log: Path) -> None:
+        with open(log, "wb") as out:
+            self.procs[name] = subprocess.Popen([_spark_class(), *args], stdout=out, stderr=subprocess.STDOUT,
+                                                env=self.env, start_new_session=True)
+
+    def _wait_for(self, log: Path, text: str, count: int, timeout: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if log.exists() and log.read_text(errors="replace").count(text) >= count:
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"standalone cluster did not start: no {count} x {text!r} in {log}:\n"
+                             + (log.read_text(errors="replace")[-3000:] if log.exists() else ""))
+
+    def kill(self, name: str) -> None:
+        """SIGKILL to the process group: the worker and the executor it launched."""
+        proc = self.procs[name]
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait(timeout=30)
+
+
+def test_stream_join_on_a_standalone_cluster_survives_losing_a_worker(spark, tmp_path):
+    seed = next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3)
+    case = random_case(seed)
+    batches = case.batches() + case.flush_batches()
+    kill_after = len(batches) // 2
+    views = [f"{v}_c{seed}" for v in case.views]
+    folders = [str(tmp_path / v) for v in views]
+    for f in folders:
+        os.makedirs(f)
+    out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
+    cluster = Cluster(tmp_path)
+    try:
+        spec = {"seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
+                "schema": SCHEMA, "conf": {
+                    "spark.master": cluster.url, "spark.driver.host": "127.0.0.1",
+                    "spark.driver.bindAddress": "127.0.0.1", "spark.executor.memory": "512m",
+                    "spark.executor.cores": "1", "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2",
+                    "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC",
+                    "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "1g"}}
+        (tmp_path / "spec.json").write_text(json.dumps(spec))
+        driver_log = tmp_path / "driver.log"
+        with open(driver_log, "w") as err:
+            child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(tmp_path / "spec.json")],
+                                     cwd=REPO, stdout=subprocess.PIPE, stderr=err, text=True,
+                                     env=dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"))
+        lines = []
+        killed = False
+        try:
+            assert child.stdout is not None
+            for line in child.stdout:
+                lines.append(line.strip())
+                if line.strip() == f"WROTE {kill_after}" and not killed:
+                    _wait_for_a_batch_in_progress(checkpoint)
+                    cluster.kill("worker0")
+                    killed = True
+            child.wait(timeout=600)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=60)
+        log_tail = driver_log.read_text(errors="replace")[-4000:]
+        assert killed, f"the driver never reached batch {kill_after}: {lines}\n{log_tail}"
+        assert "FINISHED" in lines, f"the stream did not finish after losing a worker: {lines}\n{log_tail}"
+        master_log = cluster.master_log.read_text(errors="replace")
+        assert "Removing worker" in master_log or "is now LOST" in master_log or "lost" in master_log.lower(), \
+            "the master never noticed the killed worker"
+    finally:
+        cluster.stop()
+    actual = case.without_flush([tuple(r) for r in spark.read.parquet(out).collect()])
+    expected = case.without_flush(case.expected())
+    assert multiset(actual) == multiset(expected), describe(case, actual)

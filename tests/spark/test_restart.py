@@ -1,0 +1,181 @@
+"""Stream joins survive a restart from their checkpoint with no row lost or duplicated.
+
+A streaming query that stops (or whose driver dies) and restarts from its checkpoint must
+produce, in an exactly-once sink, exactly the rows of one uninterrupted run: the reference model's
+answer (docs/semantics.md §1, §8). Generated cases (2-3 inputs, every join type, chained outer
+joins among them) run into a Parquet sink, whose ``_spark_metadata`` log makes it exactly-once;
+
+* ``test_stop_and_restart...`` stops the query between micro-batches or right after writing a
+  batch's files (mid-batch), then starts it again from the same checkpoint and sink;
+* ``test_kill_9...`` runs the first part in a child process (its own driver) and kills that JVM
+  with SIGKILL right after it wrote a batch's files, then finishes the stream here.
+
+Run more seeds with ``OVERJOIN_RESTART_SEEDS``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.generators import SCHEMA, Case, describe, random_case
+from tests.reference_model import multiset
+from tests.spark.restart_child import write_batch
+
+pytestmark = pytest.mark.streaming
+
+REPO = Path(__file__).resolve().parents[2]
+COUNT = int(os.environ.get("OVERJOIN_RESTART_SEEDS", "6"))
+
+
+def _cases(count: int, *, chained_outer: bool) -> list[int]:
+    """Seeds of generated cases with at least two micro-batches; with ``chained_outer``, three
+    inputs whose first join is an outer join (its padded rows feed the second join)."""
+    seeds = []
+    seed = 5000
+    while len(seeds) < count:
+        case = random_case(seed)
+        fits = len(case.batches()) >= 2 and (
+            not chained_outer or (len(case.views) == 3 and case.kinds[0] in ("LEFT", "RIGHT", "FULL")))
+        if fits:
+            seeds.append(seed)
+        seed += 1
+    return seeds
+
+
+SEEDS = _cases((COUNT + 1) // 2, chained_outer=True) + _cases(COUNT // 2, chained_outer=False)
+
+
+def _sink_rows(spark: Any, out: str) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in spark.read.parquet(out).collect()]
+
+
+def _start(spark: Any, case: Case, views: list[str], out: str, checkpoint: str) -> Any:
+    return (spark.sql(case.sql_reading(views)).writeStream.format("parquet")
+            .option("path", out).option("checkpointLocation", checkpoint).outputMode("append").start())
+
+
+def _streams(spark: Any, views: list[str], folders: list[str]) -> None:
+    for view, folder in zip(views, folders):
+        spark.readStream.schema(SCHEMA).json(folder).createOrReplaceTempView(view)
+
+
+def _log_size(folder: str) -> int:
+    path = Path(folder)
+    return len([p for p in path.iterdir() if p.name.isdigit()]) if path.exists() else 0
+
+
+def _wait_for_a_batch_in_progress(checkpoint: str, timeout: float = 5.0) -> None:
+    """Until a micro-batch is planned (in the offset log) but not committed, so that the kill
+    lands mid-batch; after ``timeout`` the kill goes ahead anyway (between batches)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _log_size(os.path.join(checkpoint, "offsets")) > _log_size(os.path.join(checkpoint, "commits")):
+            return
+        time.sleep(0.005)
+
+
+def _assert_exact(case: Case, rows: list[tuple[Any, ...]]) -> None:
+    actual = case.without_flush(rows)
+    expected = case.without_flush(case.expected())
+    assert multiset(actual) == multiset(expected), describe(case, actual)
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda s: f"seed_{s}")
+def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, seed):
+    case = random_case(seed)
+    batches = case.batches() + case.flush_batches()
+    views = [f"{v}_r{seed}" for v in case.views]
+    folders = [tempfile.mkdtemp(prefix=f"overjoin-restart-{v}-") for v in views]
+    out = tempfile.mkdtemp(prefix="overjoin-restart-out-")
+    checkpoint = tempfile.mkdtemp(prefix="overjoin-restart-ckpt-")
+    _streams(spark, views, folders)
+    # Stop after a processed batch on even seeds; on odd ones right after writing the files, so
+    # the stop may interrupt a micro-batch in progress.
+    mid_batch = seed % 2 == 1
+    stop_at = {len(batches) // 2, len(batches) - 2}
+    query = _start(spark, case, views, out, checkpoint)
+    restarts = 0
+    try:
+        for i, batch in enumerate(batches):
+            for view, rows in batch.items():
+                write_batch(folders[case.views.index(view)], i, rows)
+            if i in stop_at and mid_batch:
+                query.stop()
+                query = _start(spark, case, views, out, checkpoint)
+                restarts += 1
+            query.processAllAvailable()
+            if i in stop_at and not mid_batch:
+                query.stop()
+                query = _start(spark, case, views, out, checkpoint)
+                restarts += 1
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    assert restarts >= 1
+    _assert_exact(case, _sink_rows(spark, out))
+
+
+def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_path):
+    """The driver JVM of the first run dies by SIGKILL right after a batch's files were written."""
+    seeds = [s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2]
+    assert seeds, "no generated case with three or more micro-batches"
+    for seed in seeds:
+        case = random_case(seed)
+        batches = case.batches() + case.flush_batches()
+        kill_after = len(batches) // 2
+        work = tmp_path / f"seed{seed}"
+        views = [f"{v}_k{seed}" for v in case.views]
+        folders = [str(work / v) for v in views]
+        for f in folders:
+            os.makedirs(f)
+        out, checkpoint = str(work / "out"), str(work / "checkpoint")
+        spec = {"seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
+                "schema": SCHEMA, "conf": {
+                    "spark.master": "local[2]", "spark.sql.shuffle.partitions": "2",
+                    "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC",
+                    "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "1g"}}
+        spec_path = work / "spec.json"
+        spec_path.write_text(json.dumps(spec))
+        child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(spec_path)],
+                                 cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        jvm_pid = None
+        killed = False
+        try:
+            assert child.stdout is not None
+            for line in child.stdout:
+                if line.startswith("JVMPID "):
+                    jvm_pid = int(line.split()[1])
+                elif line.strip() == f"WROTE {kill_after}":
+                    assert jvm_pid is not None
+                    _wait_for_a_batch_in_progress(checkpoint)
+                    os.kill(jvm_pid, signal.SIGKILL)
+                    killed = True
+                    break
+        finally:
+            child.kill()
+            child.wait(timeout=60)
+        assert killed, f"the child never reached batch {kill_after}"
+        committed = len(os.listdir(os.path.join(checkpoint, "commits")))
+        assert committed >= 1, "the killed run committed no batch: nothing was restarted"
+
+        _streams(spark, views, folders)
+        query = _start(spark, case, views, out, checkpoint)
+        try:
+            query.processAllAvailable()
+            for i in range(kill_after + 1, len(batches)):
+                for view, rows in batches[i].items():
+                    write_batch(folders[case.views.index(view)], i, rows)
+                query.processAllAvailable()
+        finally:
+            query.stop()
+        _assert_exact(case, _sink_rows(spark, out))
