@@ -117,7 +117,7 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
         while (!current.hasNext && keys.hasNext) {
           val e = keys.next()
           val stored = store.get(e.getKey, cf)
-          current = joinKey(e.getKey, e.getValue, if (stored == null) null else stored.getBinary(0))
+          current = joinKey(e.getKey, e.getValue, stored)
         }
         current.hasNext
       }
@@ -177,12 +177,15 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
    * Joins the new rows of one key (maybe none) with what the key holds (`stored`, or null), then
    * evicts and writes it back.
    */
-  private def joinKey(key: UnsafeRow, fresh: KeyRows, stored: Array[Byte]): Iterator[InternalRow] = {
+  private def joinKey(key: UnsafeRow, fresh: KeyRows, stored: UnsafeRow): Iterator[InternalRow] = {
     val held = new KeyRows
     var decided = NoWatermark
     if (stored != null) {
-      JoinStateBlob.decode(stored, nLeft, nRight, held)
-      decided = JoinStateBlob.decided(stored)
+      // Read in place: the store's value stays as it is until this key is written back, below.
+      val offsetAndSize = stored.getLong(0)
+      val at = stored.getBaseOffset + (offsetAndSize >>> 32)
+      JoinStateBlob.decode(stored.getBaseObject, at, nLeft, nRight, held)
+      decided = JoinStateBlob.decided(stored.getBaseObject, at)
     }
     pendingFrom = Long.MaxValue
     if (fresh.lefts.nonEmpty) spec.leftRows.foreach(n => closeEnds(held.lefts ++ fresh.lefts, n, leftPartition.get, decided))
@@ -360,14 +363,15 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
   private def dueKeys(batch: java.util.HashMap[UnsafeRow, KeyRows]): Iterator[InternalRow] = {
     lazy val out = {
       val t0 = System.nanoTime()
-      val due = new ArrayBuffer[(UnsafeRow, Array[Byte])]()
+      val due = new ArrayBuffer[(UnsafeRow, UnsafeRow)]()
       val it = store.iterator(cf)
       while (it.hasNext) {
         val pair = it.next()
         if (!batch.containsKey(pair.key)) {
-          val blob = pair.value.getBinary(0)
-          if (JoinStateBlob.due(blob) <= evictUs) due += ((pair.key.copy(), blob))
-          else counters.stateRows += JoinStateBlob.rows(blob)
+          val v = pair.value
+          val at = v.getBaseOffset + (v.getLong(0) >>> 32)
+          if (JoinStateBlob.due(v.getBaseObject, at) <= evictUs) due += ((pair.key.copy(), v.copy()))
+          else counters.stateRows += JoinStateBlob.rows(v.getBaseObject, at)
         }
       }
       counters.evictNanos += System.nanoTime() - t0

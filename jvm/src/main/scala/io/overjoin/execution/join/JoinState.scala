@@ -63,33 +63,43 @@ object JoinStateBlob {
   private val EntryBytes = 8 + 8 + 8 + 8 + 1 + 4
   private val Base = Platform.BYTE_ARRAY_OFFSET
 
-  def due(blob: Array[Byte]): Long = { check(blob); Platform.getLong(blob, Base + 1) }
+  def due(blob: Array[Byte]): Long = due(blob, Base)
+  def decided(blob: Array[Byte]): Long = decided(blob, Base)
+  def rows(blob: Array[Byte]): Int = rows(blob, Base)
+  def decode(blob: Array[Byte], leftFields: Int, rightFields: Int, into: KeyRows): Unit =
+    decode(blob, Base, leftFields, rightFields, into)
 
-  def decided(blob: Array[Byte]): Long = { check(blob); Platform.getLong(blob, Base + 9) }
+  // The same, reading a blob at `at` in `base` (a state store value, without copying it out).
+  def due(base: AnyRef, at: Long): Long = { check(base, at); Platform.getLong(base, at + 1) }
+  def decided(base: AnyRef, at: Long): Long = { check(base, at); Platform.getLong(base, at + 9) }
+  def rows(base: AnyRef, at: Long): Int = Platform.getInt(base, at + 17) + Platform.getInt(base, at + 21)
 
-  def rows(blob: Array[Byte]): Int = Platform.getInt(blob, Base + 17) + Platform.getInt(blob, Base + 21)
+  private def check(base: AnyRef, at: Long): Unit = {
+    val format = Platform.getByte(base, at)
+    if (format != Format) throw OverjoinErrors.stateFormat(format.toInt, Format.toInt)
+  }
 
-  private def check(blob: Array[Byte]): Unit =
-    if (blob(0) != Format) throw OverjoinErrors.stateFormat(blob(0).toInt, Format.toInt)
-
-  /** Adds the rows of `blob` to `into`; each row points into `blob` (no copy). */
-  def decode(blob: Array[Byte], leftFields: Int, rightFields: Int, into: KeyRows): Unit = {
-    check(blob)
-    val nLeft = Platform.getInt(blob, Base + 17)
-    val nRight = Platform.getInt(blob, Base + 21)
-    var off = HeaderBytes
+  /**
+   * Adds the rows of the blob at `at` in `base` to `into`. Each row points into `base` (no copy):
+   * the caller keeps `base` unchanged while it uses them.
+   */
+  def decode(base: AnyRef, at: Long, leftFields: Int, rightFields: Int, into: KeyRows): Unit = {
+    check(base, at)
+    val nLeft = Platform.getInt(base, at + 17)
+    val nRight = Platform.getInt(base, at + 21)
+    var off = at + HeaderBytes
     var i = 0
     while (i < nLeft + nRight) {
-      val start = Platform.getLong(blob, Base + off)
-      val end = Platform.getLong(blob, Base + off + 8)
-      val rowtime = Platform.getLong(blob, Base + off + 16)
-      val seq = Platform.getLong(blob, Base + off + 24)
-      val flags = blob(off + 32)
-      val len = Platform.getInt(blob, Base + off + 33)
+      val start = Platform.getLong(base, off)
+      val end = Platform.getLong(base, off + 8)
+      val rowtime = Platform.getLong(base, off + 16)
+      val seq = Platform.getLong(base, off + 24)
+      val flags = Platform.getByte(base, off + 32)
+      val len = Platform.getInt(base, off + 33)
       off += EntryBytes
       val isLeft = i < nLeft
       val row = new UnsafeRow(if (isLeft) leftFields else rightFields)
-      row.pointTo(blob, Base + off, len)
+      row.pointTo(base, off, len)
       off += len
       val e = new Entry(start, end, (flags & 2) != 0, rowtime, seq, (flags & 1) != 0, (flags & 4) != 0, row,
         (flags & 8) != 0)
