@@ -116,7 +116,8 @@ def _not_rewritable(block: Block) -> str | None:
         if item.window is not None and item.window.kind == "ROWS":
             return (f"{item.display} has a ROWS window: its life intervals end when later rows arrive, "
                     "not at a fixed time, so there is no interval join to show. Over tables overjoin "
-                    "computes each row's end with lead(rowtime, n + 1); streams are not supported yet.")  # fmt: skip
+                    "computes each row's end with lead(rowtime, n + 1); on streams overjoin's join operator "
+                    "computes it as later rows arrive (docs/operator.md).")  # fmt: skip
         if item.kind == "lookup":
             return (f"{item.display} is read FOR SYSTEM_TIME AS OF PROCTIME(): a lookup join; each "
                     "stream row joins the table as it is when the row is processed (ROWTIME = the "
