@@ -2,10 +2,13 @@ package io.overjoin.execution
 
 import org.apache.spark.sql.{Encoder, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, Literal, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, Literal, Murmur3Hash, Pmod, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LogicalGroupState, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
-import org.apache.spark.sql.types.{ArrayType, MetadataBuilder, StructField, StructType}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, MetadataBuilder, StructField, StructType}
+
+import io.overjoin.catalyst.plans.logical.OrderWithinBatch
 
 import io.overjoin.execution.RowTimes.micros
 
@@ -17,12 +20,16 @@ import io.overjoin.execution.RowTimes.micros
  * matched row's ROWTIME is at least its later row's rowtime, which is not late, and a null-padded
  * row leaves the join only once the watermark has reached its ROWTIME. So after each micro-batch
  * the rows with `ROWTIME <= watermark` are final and can go out, sorted; the others wait in state.
- * Spark has no operator for this; it is a `flatMapGroupsWithState` over one key with an
- * event-time timeout at the smallest waiting ROWTIME, so a batch without new rows releases too.
+ * Spark has no operator for this. The waiting rows are spread over `n` = 16 groups per shuffle
+ * partition by a hash of the row, each a `flatMapGroupsWithState` group with an event-time timeout
+ * at its smallest waiting ROWTIME (so a batch without new rows releases too), which run in
+ * parallel; then the batch's released rows, all between the previous watermark and this one, are
+ * gathered into one task and sorted ([[io.overjoin.catalyst.plans.logical.OrderWithinBatch]]).
  * {{{
- *   SerializeFromObject
- *   +- FlatMapGroupsWithState release, key = 0, EventTimeTimeout, Append
- *      +- Project [*, 0 AS key] +- <the query>
+ *   OrderWithinBatch [ROWTIME ASC]
+ *   +- SerializeFromObject
+ *      +- FlatMapGroupsWithState release, key = pmod(hash(row), n), EventTimeTimeout, Append
+ *         +- Project [*, pmod(hash(row), n) AS key] +- <the query>
  * }}}
  * Over tables (replay) the same mode is a sort by ROWTIME.
  */
@@ -30,7 +37,19 @@ object OrderedEmit {
 
   def apply(plan: LogicalPlan, rowtime: Attribute): LogicalPlan = {
     if (!plan.isStreaming) return Sort(Seq(SortOrder(rowtime, Ascending)), global = true, plan)
-    val key = Alias(Literal(0), "__overjoin_order_key")()
+    // Any grouping is correct (each group releases what the watermark has passed); a hash of the
+    // row spreads the waiting rows over the tasks. Map columns cannot be hashed: left out.
+    def hasMap(t: DataType): Boolean = t match {
+      case _: MapType => true
+      case a: ArrayType => hasMap(a.elementType)
+      case s: StructType => s.fields.exists(f => hasMap(f.dataType))
+      case _ => false
+    }
+    val hashable = plan.output.filterNot(a => hasMap(a.dataType))
+    // Several groups per task: Spark hashes the groups onto its partitions again.
+    val groups = 16 * math.max(1, SQLConf.get.numShufflePartitions)
+    val key = Alias(if (hashable.isEmpty) Literal(0) else Pmod(Murmur3Hash(hashable, 42), Literal(groups)),
+      "__overjoin_order_key")()
     // Spark asks an event-time timeout for an event-time column among the operator's inputs: the
     // ROWTIME, marked as one (its watermark is the query's, computed from the inputs).
     val eventTime = Alias(rowtime, "__overjoin_order_time")(explicitMetadata = Some(
@@ -50,10 +69,11 @@ object OrderedEmit {
     val position = plan.output.indexWhere(_.exprId == rowtime.exprId)
     val rowEncoder: Encoder[Row] = ExpressionEncoder(schema)
     val stateEncoder: Encoder[Row] = ExpressionEncoder(StructType(Seq(StructField("waiting", ArrayType(schema)))))
-    FlatMapGroupsWithState[Int, Row, Row, Row](
+    val released = FlatMapGroupsWithState[Int, Row, Row, Row](
       release(position),
       Seq(key.toAttribute), plan.output, OutputMode.Append(), isMapGroupsWithState = false,
       GroupStateTimeout.EventTimeTimeout(), keyed)(Encoders.scalaInt, rowEncoder, stateEncoder, rowEncoder)
+    OrderWithinBatch(Seq(SortOrder(released.output(position), Ascending)), released)
   }
 
 

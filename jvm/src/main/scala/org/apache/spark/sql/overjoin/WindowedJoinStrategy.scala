@@ -4,12 +4,14 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.classic.{SparkSession, Strategy}
 import org.apache.spark.sql.execution.SparkPlan
 
-import io.overjoin.catalyst.plans.logical.WindowedJoin
+import io.overjoin.catalyst.plans.logical.{OrderWithinBatch, WindowedJoin}
+import io.overjoin.execution.OrderWithinBatchExec
 import io.overjoin.errors.OverjoinErrors
 
 /**
  * Plans a [[WindowedJoin]] as a [[WindowedJoinExec]] with the state of the micro-batch being
  * planned ([[StreamContext]]): Spark's own planning step for state only knows Spark's operators.
+ * Also plans [[OrderWithinBatch]], the last step of ordered output.
  */
 case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
@@ -19,6 +21,7 @@ case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
         j.leftBounds, j.rightBounds, j.produced, j.leftRowsN, j.leftPartition, j.rightRowsN, j.rightPartition,
         Some(StreamContext.stateInfo(session, j.opIndex)),
         planLater(j.left), planLater(j.right)) :: Nil
+    case o: OrderWithinBatch => OrderWithinBatchExec(o.order, planLater(o.child)) :: Nil
     case _ => Nil
   }
 }
