@@ -9,6 +9,10 @@ The same join, on the same generated input, two ways, in one SparkSession:
                  watermark delay of 1 ms (overjoin's lateness 0 + its 1 ms, see docs/semantics.md),
                  the interval ``a.t <= b.t AND b.t <= a.t + W`` and ROWTIME = greatest(a.t, b.t).
 
+Both run on Spark's own join operator (``spark.overjoin.join.operator = spark``): this benchmark
+measures what the rewrite costs; overjoin's own operator is compared with Spark's in
+bench/bench_operators.py.
+
 Input: two folders of Parquet files (``l`` and ``r``: id, k, rowtime), event time advancing at a
 fixed rate, read as file streams one file per input per micro-batch (Trigger.AvailableNow), into
 the ``noop`` sink. Runs alternate a, b, a, b, ... Reports input rows/s of each, the ratio a/b,
@@ -97,6 +101,7 @@ def generate(spark: Any, folder: Path, rows: int, files: int, step_ms: int, keys
 
 def overjoin_query(spark: Any, folder: Path, window_s: int) -> Any:
     """(a): overjoin SQL over two streaming temp views (rowtime: the column named ``rowtime``)."""
+    spark.conf.set("spark.overjoin.join.operator", "spark")
     for side in ("l", "r"):
         (spark.readStream.schema("id BIGINT, k INT, rowtime TIMESTAMP").option("maxFilesPerTrigger", 1)
          .parquet(str(folder / side)).createOrReplaceTempView(side))
