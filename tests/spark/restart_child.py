@@ -2,7 +2,7 @@
 
     python -m tests.spark.restart_child SPEC.json
 
-``SPEC`` names a generated case (``seed``), the folders of its inputs, the sink and checkpoint
+``SPEC`` names a generated case (``kind`` and ``seed``, see :func:`case_for`), the folders of its inputs, the sink and checkpoint
 folders, and the session's settings. The child starts its own SparkSession with overjoin, starts
 the case's query into a Parquet sink, and feeds the case's micro-batches one by one. It prints
 ``JVMPID <pid>`` once the session is up, ``WROTE <i>`` after writing batch ``i``'s files and
@@ -19,8 +19,23 @@ from typing import Any
 
 import overjoin
 
-from tests.generators import random_case
+from tests.generators import Case, random_case
 from tests.spark.streams import _jsonable
+
+Batches = list[dict[str, list[dict[str, Any]]]]
+
+
+def case_for(kind: str, seed: int) -> tuple[Case, Batches]:
+    """The generated case of a restart test and its micro-batches (flush batches included):
+    ``range`` and ``ordered`` (RANGE windows, 2-3 inputs), ``rows`` (a ROWS window, 2 inputs)."""
+    if kind == "rows":
+        from tests.spark.test_rows_streams import flush_rows, rows_case
+
+        case = rows_case(seed)
+        flush = flush_rows(case)
+        return case, case.batches() + [{v: [f[n]] for v, f in zip(case.views, flush)} for n in range(2)]
+    case = random_case(seed)
+    return case, case.batches() + case.flush_batches()
 
 
 def write_batch(folder: str, index: int, rows: list[dict[str, Any]]) -> None:
@@ -38,8 +53,11 @@ def write_batch(folder: str, index: int, rows: list[dict[str, Any]]) -> None:
 def main(spec_path: str) -> None:
     with open(spec_path) as f:
         spec = json.load(f)
-    case = random_case(spec["seed"])
-    spark = overjoin.session(**spec["conf"])
+    case, batches = case_for(spec["kind"], spec["seed"])
+    conf = dict(spec["conf"])
+    if spec["kind"] == "ordered":
+        conf["spark.overjoin.emit"] = "ordered"
+    spark = overjoin.session(**conf)
     spark.sparkContext.setLogLevel("ERROR")
     print(f"JVMPID {spark._jvm.java.lang.ProcessHandle.current().pid()}", flush=True)
     for view, folder in zip(spec["views"], spec["folders"]):
@@ -47,7 +65,6 @@ def main(spec_path: str) -> None:
     query = (spark.sql(case.sql_reading(spec["views"])).writeStream.format("parquet")
              .option("path", spec["out"]).option("checkpointLocation", spec["checkpoint"])
              .outputMode("append").start())
-    batches = case.batches() + case.flush_batches()
     for i, batch in enumerate(batches):
         for view, rows in batch.items():
             write_batch(spec["folders"][case.views.index(view)], i, rows)

@@ -19,12 +19,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.generators import SCHEMA, describe, random_case
 from tests.reference_model import multiset
-from tests.spark.test_restart import REPO, _cases, _wait_for_a_batch_in_progress
+from tests.spark.restart_child import case_for
+from tests.spark.test_restart import REPO, _cases, _expected, _wait_for_a_batch_in_progress
 
 pytestmark = pytest.mark.streaming
 
@@ -90,54 +92,61 @@ class Cluster:
                 proc.wait(timeout=30)
 
 
-def test_stream_join_on_a_standalone_cluster_survives_losing_a_worker(spark, tmp_path):
-    seed = next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3)
-    case = random_case(seed)
-    batches = case.batches() + case.flush_batches()
-    kill_after = len(batches) // 2
-    views = [f"{v}_c{seed}" for v in case.views]
-    folders = [str(tmp_path / v) for v in views]
-    for f in folders:
-        os.makedirs(f)
-    out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
+def test_stream_joins_on_a_standalone_cluster_survive_losing_a_worker(spark, tmp_path):
+    """A ROWS-window join (one worker killed mid-stream), then a chained outer RANGE join on the
+    worker left."""
     cluster = Cluster(tmp_path)
     try:
-        spec = {"seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
-                "schema": SCHEMA, "conf": {
-                    "spark.master": cluster.url, "spark.driver.host": "127.0.0.1",
-                    "spark.driver.bindAddress": "127.0.0.1", "spark.executor.memory": "512m",
-                    "spark.executor.cores": "1", "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2",
-                    "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC",
-                    "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "1g"}}
-        (tmp_path / "spec.json").write_text(json.dumps(spec))
-        driver_log = tmp_path / "driver.log"
-        with open(driver_log, "w") as err:
-            child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(tmp_path / "spec.json")],
-                                     cwd=REPO, stdout=subprocess.PIPE, stderr=err, text=True,
-                                     env=dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"))
-        lines = []
-        killed = False
-        try:
-            assert child.stdout is not None
-            for line in child.stdout:
-                lines.append(line.strip())
-                if line.strip() == f"WROTE {kill_after}" and not killed:
-                    _wait_for_a_batch_in_progress(checkpoint)
-                    cluster.kill("worker0")
-                    killed = True
-            child.wait(timeout=600)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait(timeout=60)
-        log_tail = driver_log.read_text(errors="replace")[-4000:]
-        assert killed, f"the driver never reached batch {kill_after}: {lines}\n{log_tail}"
-        assert "FINISHED" in lines, f"the stream did not finish after losing a worker: {lines}\n{log_tail}"
-        master_log = cluster.master_log.read_text(errors="replace")
-        assert "Removing worker" in master_log or "is now LOST" in master_log or "lost" in master_log.lower(), \
-            "the master never noticed the killed worker"
+        rows_seed = next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5)
+        range_seed = next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3)
+        for kind, seed, kill in (("rows", rows_seed, True), ("range", range_seed, False)):
+            _run_on(cluster, tmp_path / f"{kind}{seed}", spark, kind, seed, kill)
     finally:
         cluster.stop()
+
+
+def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill: bool) -> None:
+    case, batches = case_for(kind, seed)
+    kill_after = len(batches) // 2
+    views = [f"{v}_c{kind}{seed}" for v in case.views]
+    folders = [str(work / v) for v in views]
+    for f in folders:
+        os.makedirs(f)
+    out, checkpoint = str(work / "out"), str(work / "checkpoint")
+    spec = {"kind": kind, "seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
+            "schema": SCHEMA, "conf": {
+                "spark.master": cluster.url, "spark.driver.host": "127.0.0.1",
+                "spark.driver.bindAddress": "127.0.0.1", "spark.executor.memory": "512m",
+                "spark.executor.cores": "1", "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2",
+                "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC",
+                "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "1g"}}
+    (work / "spec.json").write_text(json.dumps(spec))
+    driver_log = work / "driver.log"
+    with open(driver_log, "w") as err:
+        child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(work / "spec.json")],
+                                 cwd=REPO, stdout=subprocess.PIPE, stderr=err, text=True,
+                                 env=dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"))
+    lines = []
+    killed = False
+    try:
+        assert child.stdout is not None
+        for line in child.stdout:
+            lines.append(line.strip())
+            if kill and line.strip() == f"WROTE {kill_after}" and not killed:
+                _wait_for_a_batch_in_progress(checkpoint)
+                cluster.kill("worker0")
+                killed = True
+        child.wait(timeout=600)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=60)
+    log_tail = driver_log.read_text(errors="replace")[-4000:]
+    assert killed or not kill, f"the driver never reached batch {kill_after}: {lines}\n{log_tail}"
+    assert "FINISHED" in lines, f"the stream did not finish after losing a worker: {lines}\n{log_tail}"
+    if kill:
+        master_log = cluster.master_log.read_text(errors="replace")
+        assert "Removing worker" in master_log or "lost" in master_log.lower(), \
+            "the master never noticed the killed worker"
     actual = case.without_flush([tuple(r) for r in spark.read.parquet(out).collect()])
-    expected = case.without_flush(case.expected())
-    assert multiset(actual) == multiset(expected), describe(case, actual)
+    assert multiset(actual) == multiset(_expected(kind, case, batches)), describe(case, actual)

@@ -2,13 +2,15 @@
 
 A streaming query that stops (or whose driver dies) and restarts from its checkpoint must
 produce, in an exactly-once sink, exactly the rows of one uninterrupted run: the reference model's
-answer (docs/semantics.md §1, §8). Generated cases (2-3 inputs, every join type, chained outer
-joins among them) run into a Parquet sink, whose ``_spark_metadata`` log makes it exactly-once;
+answer (docs/semantics.md §1, §8). Generated cases run into a Parquet sink, whose
+``_spark_metadata`` log makes it exactly-once: RANGE windows (2-3 inputs, every join type, chained
+outer joins among them), ROWS windows (without the padded rows of windows that never close, which
+a stream never emits), and ordered output (``spark.overjoin.emit = ordered``);
 
 * ``test_stop_and_restart...`` stops the query between micro-batches or right after writing a
   batch's files (mid-batch), then starts it again from the same checkpoint and sink;
 * ``test_kill_9...`` runs the first part in a child process (its own driver) and kills that JVM
-  with SIGKILL right after it wrote a batch's files, then finishes the stream here.
+  with SIGKILL while a micro-batch is in progress, then finishes the stream here.
 
 Run more seeds with ``OVERJOIN_RESTART_SEEDS``.
 """
@@ -29,7 +31,7 @@ import pytest
 
 from tests.generators import SCHEMA, Case, describe, random_case
 from tests.reference_model import multiset
-from tests.spark.restart_child import write_batch
+from tests.spark.restart_child import case_for, write_batch
 
 pytestmark = pytest.mark.streaming
 
@@ -53,6 +55,17 @@ def _cases(count: int, *, chained_outer: bool) -> list[int]:
 
 
 SEEDS = _cases((COUNT + 1) // 2, chained_outer=True) + _cases(COUNT // 2, chained_outer=False)
+# (kind, seed): RANGE windows (chained outer joins among them), ROWS windows, ordered output.
+RUNS = ([("range", s) for s in SEEDS] + [("rows", s) for s in range(6100, 6100 + max(1, COUNT // 2))]
+        + [("ordered", s) for s in SEEDS[: max(1, COUNT // 3)]])
+
+
+def _expected(kind: str, case: Case, batches: list[dict[str, list[dict[str, Any]]]]) -> list[tuple[Any, ...]]:
+    if kind == "rows":
+        from tests.spark.test_rows_streams import stream_expected
+
+        return stream_expected(case, [[r for b in batches for r in b.get(v, [])] for v in case.views])
+    return case.without_flush(case.expected())
 
 
 def _sink_rows(spark: Any, out: str) -> list[tuple[Any, ...]]:
@@ -84,16 +97,14 @@ def _wait_for_a_batch_in_progress(checkpoint: str, timeout: float = 5.0) -> None
         time.sleep(0.005)
 
 
-def _assert_exact(case: Case, rows: list[tuple[Any, ...]]) -> None:
+def _assert_exact(case: Case, rows: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> None:
     actual = case.without_flush(rows)
-    expected = case.without_flush(case.expected())
     assert multiset(actual) == multiset(expected), describe(case, actual)
 
 
-@pytest.mark.parametrize("seed", SEEDS, ids=lambda s: f"seed_{s}")
-def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, seed):
-    case = random_case(seed)
-    batches = case.batches() + case.flush_batches()
+@pytest.mark.parametrize("kind,seed", RUNS, ids=lambda v: str(v))
+def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, kind, seed):
+    case, batches = case_for(kind, seed)
     views = [f"{v}_r{seed}" for v in case.views]
     folders = [tempfile.mkdtemp(prefix=f"overjoin-restart-{v}-") for v in views]
     out = tempfile.mkdtemp(prefix="overjoin-restart-out-")
@@ -103,6 +114,8 @@ def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, see
     # the stop may interrupt a micro-batch in progress.
     mid_batch = seed % 2 == 1
     stop_at = {len(batches) // 2, len(batches) - 2}
+    if kind == "ordered":
+        spark.conf.set("spark.overjoin.emit", "ordered")
     query = _start(spark, case, views, out, checkpoint)
     restarts = 0
     try:
@@ -121,25 +134,28 @@ def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, see
         query.processAllAvailable()
     finally:
         query.stop()
+        spark.conf.unset("spark.overjoin.emit")
     assert restarts >= 1
-    _assert_exact(case, _sink_rows(spark, out))
+    _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
+
+
+KILL_RUNS = ([("range", s) for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2]
+             + [("rows", next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5))]
+             + [("ordered", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3))])
 
 
 def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_path):
-    """The driver JVM of the first run dies by SIGKILL right after a batch's files were written."""
-    seeds = [s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2]
-    assert seeds, "no generated case with three or more micro-batches"
-    for seed in seeds:
-        case = random_case(seed)
-        batches = case.batches() + case.flush_batches()
+    """The driver JVM of the first run dies by SIGKILL while a micro-batch is in progress."""
+    for kind, seed in KILL_RUNS:
+        case, batches = case_for(kind, seed)
         kill_after = len(batches) // 2
-        work = tmp_path / f"seed{seed}"
+        work = tmp_path / f"{kind}{seed}"
         views = [f"{v}_k{seed}" for v in case.views]
         folders = [str(work / v) for v in views]
         for f in folders:
             os.makedirs(f)
         out, checkpoint = str(work / "out"), str(work / "checkpoint")
-        spec = {"seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
+        spec = {"kind": kind, "seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
                 "schema": SCHEMA, "conf": {
                     "spark.master": "local[2]", "spark.sql.shuffle.partitions": "2",
                     "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC",
@@ -169,6 +185,8 @@ def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_pa
         assert committed >= 1, "the killed run committed no batch: nothing was restarted"
 
         _streams(spark, views, folders)
+        if kind == "ordered":
+            spark.conf.set("spark.overjoin.emit", "ordered")
         query = _start(spark, case, views, out, checkpoint)
         try:
             query.processAllAvailable()
@@ -178,4 +196,5 @@ def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_pa
                 query.processAllAvailable()
         finally:
             query.stop()
-        _assert_exact(case, _sink_rows(spark, out))
+            spark.conf.unset("spark.overjoin.emit")
+        _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
