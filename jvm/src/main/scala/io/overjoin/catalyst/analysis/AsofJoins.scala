@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.{Inner, LeftOuter}
 import org.apache.spark.sql.catalyst.plans.logical._
 
-import io.overjoin.catalyst.plans.logical.{RowtimeInput, TableInput}
+import io.overjoin.catalyst.plans.logical.{AsofLookup, RowtimeInput, TableInput}
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.execution.StreamingAsof
 
@@ -21,7 +21,8 @@ import io.overjoin.execution.StreamingAsof
  *            +- Project [y.*, monotonically_increasing_id() AS y_arrival]
  * }}}
  * Two streams go to [[StreamingAsof]], which holds each `x` until the watermark rules out a closer
- * `y`: Spark has no such operator.
+ * `y`: Spark has no such operator. A stream with a table goes to [[AsofLookup]], which answers each
+ * `x` from the table as it is in the micro-batch; a table with a stream is refused.
  */
 private[analysis] object AsofJoins extends PredicateHelper {
 
@@ -30,10 +31,10 @@ private[analysis] object AsofJoins extends PredicateHelper {
   def rewrite(j: Join, left: Side, right: Side): Side = {
     val (lp, ll, _) = left
     val (rp, rl, _) = right
-    if ((lp.isStreaming || rp.isStreaming) && !(lp.isStreaming && rp.isStreaming && rl.isDefined)) {
-      val (stream, table) = if (lp.isStreaming) (j.left, j.right) else (j.right, j.left)
-      throw OverjoinErrors.asofStreamWithTable(names(stream), names(table))
-    }
+    // A table on the row side would have to be answered again whenever the stream brings a closer
+    // row: its rows have no moment at which they are final.
+    if (rp.isStreaming && !lp.isStreaming) throw OverjoinErrors.asofStreamWithTable(names(j.right), names(j.left))
+    if (lp.isStreaming && rp.isStreaming && rl.isEmpty) throw OverjoinErrors.asofStreamWithTable(names(j.left), names(j.right))
     if (ll.isEmpty || ll.get.leaves.size != 1) throw OverjoinErrors.asofAfterJoin(names(j.left))
     val cond = j.condition.getOrElse(throw OverjoinErrors.asofConditionOf("the right input", "0", "0"))
     val (l, r) = (j.left.outputSet, j.right.outputSet)
@@ -59,6 +60,10 @@ private[analysis] object AsofJoins extends PredicateHelper {
         case EqualTo(b, a) if on(a, l) && on(b, r) => (a, b)
       }
       if (keys.size + 1 != conjuncts.size) throw OverjoinErrors.asofExtraConditions(cond.sql)
+      if (!rp.isStreaming) {
+        // A table: looked up as it is in each micro-batch, every x answered at once.
+        return (AsofLookup(lp, rp, keys.map(_._1), keys.map(_._2), xTime, yTime, op, j.joinType == LeftOuter), ll, Some(x.rowtime))
+      }
       val y = rl.get.leaves.head._1
       val joined = StreamingAsof(lp, rp, keys, xTime, yTime, op, j.joinType == LeftOuter, x.rowtime, y.rowtime)
       return (joined, ll, Some(x.rowtime))

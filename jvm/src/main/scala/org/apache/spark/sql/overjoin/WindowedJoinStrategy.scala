@@ -4,14 +4,14 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.classic.{SparkSession, Strategy}
 import org.apache.spark.sql.execution.SparkPlan
 
-import io.overjoin.catalyst.plans.logical.{OrderWithinBatch, WindowedJoin}
-import io.overjoin.execution.OrderWithinBatchExec
+import io.overjoin.catalyst.plans.logical.{AsofLookup, OrderWithinBatch, WindowedJoin}
+import io.overjoin.execution.{AsofLookupExec, OrderWithinBatchExec}
 import io.overjoin.errors.OverjoinErrors
 
 /**
  * Plans a [[WindowedJoin]] as a [[WindowedJoinExec]] with the state of the micro-batch being
  * planned ([[StreamContext]]): Spark's own planning step for state only knows Spark's operators.
- * Also plans [[OrderWithinBatch]], the last step of ordered output.
+ * Also plans [[OrderWithinBatch]], the last step of ordered output, and [[AsofLookup]].
  */
 case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
@@ -22,6 +22,8 @@ case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
         Some(StreamContext.stateInfo(session, j.opIndex)),
         planLater(j.left), planLater(j.right)) :: Nil
     case o: OrderWithinBatch => OrderWithinBatchExec(o.order, planLater(o.child)) :: Nil
+    case a: AsofLookup =>
+      AsofLookupExec(a.xKeys, a.yKeys, a.xTime, a.yTime, a.op, a.leftOuter, planLater(a.left), planLater(a.right)) :: Nil
     case _ => Nil
   }
 }
