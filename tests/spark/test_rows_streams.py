@@ -223,3 +223,57 @@ def test_match_bids_and_asks_view_of_seed_004_streams_with_the_replay_rows(spark
         spark.sql("DROP VIEW IF EXISTS MatchBidsAndAsksStream")
         spark.sql("DROP TABLE IF EXISTS SALES.BIDS")
         spark.sql("DROP TABLE IF EXISTS SALES.ASKS")
+
+
+STREAM_HINTS = [
+    # (code, bad query, fixed query, setting for the bad query): each hint's fix, applied.
+    ("ROWS_WINDOW_JOINED_AGAIN",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k "
+     "JOIN {s3} AS c ON c.k = b.k",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s2} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS b "
+     "JOIN {s3} AS c ON c.k = b.k JOIN {s1} OVER (ROWS 1 PRECEDING) AS a ON a.k = b.k", None),
+    ("ROWS_PARTITION_NOT_A_COLUMN",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (PARTITION BY abs(k) ROWS 1 PRECEDING) AS a "
+     "JOIN {s2} AS b ON a.k = b.k",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM (SELECT *, abs(k) AS ak FROM {s1}) "
+     "OVER (PARTITION BY ak ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k", None),
+    ("ROWS_WINDOW_ON_STREAM",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k",
+     ("spark.overjoin.join.operator", "spark")),
+    ("PADDED_ROWS_JOINED_AGAIN",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+     "LEFT JOIN {s2} AS b ON a.k = b.k JOIN {s3} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS c ON c.k = a.k",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+     "LEFT JOIN {s2} AS b ON a.k = b.k JOIN {s3} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS c ON c.k = a.k",
+     ("spark.overjoin.join.operator", "spark")),
+    ("ASOF_STREAM_WITH_TABLE",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {t} a ASOF JOIN {s1} b ON a.k = b.k AND b.rowtime <= a.rowtime",
+     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} a ASOF JOIN {t} b ON a.k = b.k AND b.rowtime <= a.rowtime",
+     None),
+]
+
+
+@pytest.mark.parametrize("code,bad,fixed,setting", STREAM_HINTS, ids=[h[0] for h in STREAM_HINTS])
+def test_each_stream_hint_fixes_the_query(spark, code, bad, fixed, setting):
+    """The bad query fails before it starts with its sub-condition; the query its hint suggests
+    runs as a stream and returns rows."""
+    tag = code.lower()[:12]
+    names = {f"s{i}": f"hint_{tag}_s{i}" for i in (1, 2, 3)}
+    inputs = {n: make_stream(spark, n, SCHEMA) for n in names.values()}
+    table = f"hint_{tag}_t"
+    spark.createDataFrame([(900, 1, T0)], SCHEMA).createOrReplaceTempView(table)
+    if setting:
+        spark.conf.set(*setting)
+    try:
+        with pytest.raises(AnalysisException, match=code):
+            spark.sql(bad.format(t=table, **names))
+    finally:
+        if setting:
+            spark.conf.unset(setting[0])
+    rows = [{"id": 10 * i + j, "k": 1, "rowtime": T0 + (2 * j + i) * SEC} for i in range(1, 4) for j in range(3)]
+    batch = {n: [r for r in rows if r["id"] // 10 == i] for i, n in enumerate(names.values(), 1)}
+    far = [{n: [{"id": 9000 + m, "k": 99, "rowtime": T0 + (1000 + 100 * m) * SEC}] for n in names.values()}
+           for m in range(2)]
+    run = run_stream(spark, fixed.format(t=table, **names), [batch] + far, inputs)
+    assert [r for r in run.rows if r.a_id < 9000], f"the fixed query returned no rows: {fixed}"
