@@ -64,3 +64,17 @@ def test_a_row_on_the_eviction_edge_still_meets_its_match(spark, kind, window_on
     expected = case.without_flush(case.expected())
     assert any(None not in t for t in expected), "the edge case lost its match in the model"
     assert multiset(actual) == multiset(expected), describe(case, actual)
+
+
+def test_state_of_an_unknown_format_is_refused_with_a_clear_error(spark):
+    """The join's state is versioned (docs/operator.md): a blob written by a later format fails
+    with OJ401 (OVERJOIN_STATE_FORMAT) instead of being read wrongly; format 1 reads."""
+    blob_cls = spark._jvm.io.overjoin.execution.join.JoinStateBlob
+    current = bytearray(25)
+    current[0] = 1
+    assert blob_cls.rows(bytes(current)) == 0
+    future = bytearray(25)
+    future[0] = 2
+    with pytest.raises(Exception) as failure:
+        blob_cls.due(bytes(future))
+    assert "OJ401" in str(failure.value) and "OVERJOIN_STATE_FORMAT" in str(failure.value)
