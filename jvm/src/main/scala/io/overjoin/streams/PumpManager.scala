@@ -97,7 +97,10 @@ object PumpManager extends Logging {
       name = old.map(_.name).filter(_ => same).getOrElse(name),
       generation = old.map(o => if (same) o.generation else o.generation + 1).getOrElse(1L))
     // Analysis errors reach the client here, before anything changes.
-    onStarter(plan(d))
+    try onStarter(plan(d)) catch {
+      case e: IllegalArgumentException => throw e
+      case e: Exception => throw new IllegalArgumentException(s"pump $name: ${e.getMessage}", e)
+    }
     old.foreach { o =>
       stopQuery(o.key)
       if (!same) deleteRecursively(checkpoint(o))
