@@ -32,17 +32,17 @@ class Feeder(threading.Thread):
         self.folder, self.per_file, self.every = folder, per_file, every
         self.next_id = 0
         self.files = 0
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             ids = range(self.next_id, self.next_id + self.per_file)
             write_rows(self.folder, f"f{self.files:06d}", [row(i) for i in ids])
             self.next_id += self.per_file
             self.files += 1
-            self._stop.wait(self.every)
+            self._halt.wait(self.every)
 
     def stop(self) -> int:
-        self._stop.set()
+        self._halt.set()
         self.join()
         return self.next_id
