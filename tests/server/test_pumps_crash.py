@@ -54,3 +54,36 @@ def test_kill_9_and_restart_lose_and_duplicate_nothing(server: Server) -> None:
     assert ids("s3") == want2
     state = {r[0]: r[1] for r in server.query("SHOW PUMPS")}
     assert state == {"p1": "RUNNING", "p2": "RUNNING", "p3": "RUNNING", "p4": "RUNNING"}
+
+
+def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) -> None:
+    # The server halts right after pump hx's batch 1 file is in place, before Spark commits the
+    # batch; after the restart Spark replays batch 1, which must find its file and add nothing.
+    import os
+
+    folder = server.state_dir.parent / "incoming-hx"
+    folder.mkdir()
+    server.execute(
+        f"CREATE STREAM hsrc (ROWTIME TIMESTAMP, id INT) WITH (format = 'json', path = '{folder}')",
+        "CREATE STREAM hout (id INT)",
+        "CREATE PUMP hx AS INSERT INTO hout SELECT STREAM ROWTIME, id FROM STREAM hsrc",
+    )
+    from tests.server.feed import row, write_rows
+
+    write_rows(folder, "a", [row(i) for i in range(5)])
+    wait_until(lambda: len(server.query("SELECT id FROM hout")) == 5, what="batch 0")
+    server.stop()
+    server.thrift_port, server.connect_port = free_port(), free_port()
+    server.env = {**os.environ, "OVERJOIN_TEST_HALT_AFTER_RENAME": "hx:1"}
+    server.start()
+    write_rows(folder, "b", [row(i) for i in range(5, 12)])
+    server.proc.wait(120)  # halted by the fault injection
+    assert "halting after pump hx wrote batch 1" in server.stderr()
+    server.env = None
+    server.thrift_port, server.connect_port = free_port(), free_port()
+    server.start()
+    write_rows(folder, "c", [row(i) for i in range(12, 15)])
+    wait_until(lambda: len(server.query("SELECT id FROM hout")) >= 15, what="the rows after the replay")
+    time.sleep(3)
+    assert [r[0] for r in server.query("SELECT id FROM hout ORDER BY id")] == list(range(15))
+    assert "batch 1 is already in" in (server.state_dir / "server.log").read_text(errors="replace")

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicLong
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.DataFrame
 import org.apache.spark.storage.StorageLevel
 
 /**
@@ -45,6 +45,7 @@ final class PumpSink(
         val parts = fs.listStatus(staging).map(_.getPath).filter(p => p.getName.startsWith("part-"))
         if (parts.length != 1) throw new IllegalStateException(s"pump $pump: expected one file in $staging, found ${parts.length}")
         if (!fs.rename(parts.head, target)) throw new IllegalStateException(s"pump $pump: cannot rename ${parts.head} to $target")
+        PumpSink.crashPoint(pump, batchId)
         fs.delete(staging, true)
         rowsOut.addAndGet(n)
         logInfo(s"pump $pump: batch $batchId wrote $n rows to $target")
@@ -54,5 +55,24 @@ final class PumpSink(
 }
 
 object PumpSink {
-  def columns(cols: Seq[Column]): DataFrame => DataFrame = df => df.select(cols: _*)
+  /**
+   * Fault injection for the exactly-once tests: with `OVERJOIN_TEST_HALT_AFTER_RENAME=pump:batch`
+   * in the server's environment, the JVM halts (as under kill -9) right after that batch's file is
+   * in place and before Spark records the batch as committed: the one moment a replay meets a
+   * batch that was already written.
+   */
+  private val haltAfterRename: Option[(String, Long)] =
+    sys.env.get("OVERJOIN_TEST_HALT_AFTER_RENAME").flatMap { v =>
+      v.split(":") match {
+        case Array(p, b) => scala.util.Try(b.toLong).toOption.map(p.toLowerCase(java.util.Locale.ROOT) -> _)
+        case _ => None
+      }
+    }
+
+  private def crashPoint(pump: String, batchId: Long): Unit = haltAfterRename.foreach { case (p, b) =>
+    if (p == pump.toLowerCase(java.util.Locale.ROOT) && b == batchId) {
+      System.err.println(s"overjoin server: halting after pump $pump wrote batch $batchId (OVERJOIN_TEST_HALT_AFTER_RENAME)")
+      Runtime.getRuntime.halt(137)
+    }
+  }
 }
