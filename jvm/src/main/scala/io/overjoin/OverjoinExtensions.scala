@@ -6,7 +6,6 @@ import io.overjoin.catalyst.analysis.{ApplyOrderedEmit, BindRowtimeReferences, R
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
 import io.overjoin.streaming.LateRows
-import io.overjoin.streams.StreamStatementParser
 
 /**
  * overjoin's entry point, named in `spark.sql.extensions`:
@@ -21,8 +20,6 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
 
     // Parser: wraps whatever parser comes before us, so Delta/Iceberg syntax keeps working.
     extensions.injectParser { (_, delegate) => new OverjoinSqlParser(delegate) }
-    // Streams and pumps (CREATE STREAM, CREATE PUMP, ...; docs/server.md), around the parser above.
-    extensions.injectParser { (_, delegate) => new StreamStatementParser(delegate) }
 
     // Resolution, in Spark's own resolution batch because each step needs Spark's resolution in
     // between: inputs resolved -> rowtimes and watermarks chosen (and NATURAL/USING settled before

@@ -1,10 +1,7 @@
 package io.overjoin.streams
 
-import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
-import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParseException, ParserInterface, SqlStatementSplitResult, TemporalIdentifier}
+import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.overjoin.parser.{Lexer, Token, TokenKind}
 
@@ -17,31 +14,11 @@ import io.overjoin.parser.{Lexer, Token, TokenKind}
  *   DROP PUMP [IF EXISTS] name          DROP STREAM [IF EXISTS] name
  *   SHOW STREAMS     SHOW PUMPS         DESCRIBE PUMP name
  * }}}
- * Each becomes a command of this package; every other statement goes to the delegate (overjoin's
- * own parser and Spark's) untouched. `INSERT INTO stream ...` needs nothing here: a stream is a
- * table, and Spark's INSERT appends to it.
+ * overjoin's parser asks [[StreamStatementParser.parse]] first: each of these becomes a command of
+ * this package, and every other statement (None) goes on through overjoin's dialect and Spark's
+ * parser untouched. `INSERT INTO stream ...` needs nothing here: a stream is a table, and Spark's
+ * INSERT appends to it.
  */
-class StreamStatementParser(val delegate: ParserInterface) extends ParserInterface {
-
-  override def parsePlan(sqlText: String): LogicalPlan =
-    StreamStatementParser.parse(sqlText).getOrElse(delegate.parsePlan(sqlText))
-
-  override def parsePlanWithParameters(sqlText: String, parameterContext: ParameterContext): LogicalPlan =
-    StreamStatementParser.parse(sqlText).getOrElse(delegate.parsePlanWithParameters(sqlText, parameterContext))
-
-  override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(sqlText)
-  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
-  override def parseTableIdentifier(sqlText: String): TableIdentifier = delegate.parseTableIdentifier(sqlText)
-  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier = delegate.parseFunctionIdentifier(sqlText)
-  override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
-  override def parseTemporalTableIdentifier(sqlText: String): TemporalIdentifier =
-    delegate.parseTemporalTableIdentifier(sqlText)
-  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
-  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
-  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
-  override def splitStatements(sqlText: String): SqlStatementSplitResult = delegate.splitStatements(sqlText)
-}
-
 object StreamStatementParser {
 
   /** The command for `sqlText` when it is one of this package's statements, else None (not ours). */
@@ -82,7 +59,7 @@ object StreamStatementParser {
       Some(if (pump) DropPumpCommand(name, ifExists) else DropStreamCommand(name, ifExists))
     } else if (w(0, "SHOW") && (w(1, "PUMPS") || w(1, "STREAMS")) && tokens.length == 2) {
       Some(if (w(1, "PUMPS")) ShowPumpsCommand() else ShowStreamsCommand())
-    } else if ((w(0, "DESCRIBE") || w(0, "DESC")) && w(1, "PUMP")) {
+    } else if ((w(0, "DESCRIBE") || w(0, "DESC")) && w(1, "PUMP") && tokens.length > 2) { // `DESC pump`: a table
       c.pos = 2
       val name = c.name("pump name")
       c.end(); Some(DescribePumpCommand(name))
