@@ -1,8 +1,9 @@
-"""The ``overjoin`` command line: ``check``, ``explain``, ``jar`` and ``demo``.
+"""The ``overjoin`` command line: ``check``, ``explain``, ``jar``, ``demo`` and ``server``.
 
 ``overjoin check`` runs the pure-Python validator (no JVM, no Spark session) and prints
 compiler-style diagnostics, so it fits editors and CI; ``explain`` shows what a query becomes;
-``jar`` prints the extension jar's path (for ``spark-submit --jars``); ``demo`` runs the demo.
+``jar`` prints the extension jar's path (for ``spark-submit --jars``); ``demo`` runs the demo;
+``server`` starts the Thrift/JDBC and Spark Connect server (docs/server.md).
 """
 
 from __future__ import annotations
@@ -90,6 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
                            "(try `overjoin demo --help`).")  # fmt: skip
     demo.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the demo")
     demo.set_defaults(func=_cmd_demo)
+
+    from overjoin.server import add_arguments as _server_arguments
+
+    server = subs.add_parser(
+        "server",
+        help="serve SQL over Thrift/JDBC and Spark Connect, with streams and pumps",
+        description="Start one JVM serving HiveServer2 Thrift (beeline, JDBC, PyHive) and Spark "
+        "Connect with overjoin loaded; it owns the pumps (CREATE PUMP) and keeps its state in "
+        "--state-dir. Prints `overjoin server ready thrift=HOST:PORT connect=HOST:PORT` when both "
+        "ports accept connections; stops cleanly on SIGTERM or SIGINT. See docs/server.md.",
+    )
+    _server_arguments(server)
+    server.set_defaults(func=_cmd_server)
     return parser
 
 
@@ -186,6 +200,12 @@ def _cmd_jar(args: argparse.Namespace) -> int:
         print(f"overjoin: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _cmd_server(args: argparse.Namespace) -> int:
+    from overjoin.server import run
+
+    return run(args)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ import io.overjoin.model.ScanResult
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinParseException
 import io.overjoin.parser.{DeepStack, Lexer, QueryBlockScanner, TokenKind}
+import io.overjoin.streams.StreamStatementParser
 
 /**
  * overjoin's SQL parser. It wraps the parser Spark gives it (Spark's own, or Delta's, Iceberg's, or
@@ -42,6 +43,9 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
       sqlText: String,
       parameters: Option[ParameterContext],
       parse: String => LogicalPlan): LogicalPlan = {
+    // Streams and pumps (CREATE STREAM, CREATE PUMP, SHOW PUMPS, ...) are whole statements of their own.
+    val streamStatement = if (OverjoinConf.parserEnabled()) StreamStatementParser.parse(sqlText) else None
+    if (streamStatement.isDefined) return streamStatement.get
     val scan = if (OverjoinConf.parserEnabled()) QueryBlockScanner.scan(sqlText) else ScanResult.NotOurs
     if (!scan.isOurs) {
       return DeepStack.sparks(sqlText)(parameters match {

@@ -1,0 +1,68 @@
+package io.overjoin.streams
+
+import java.io.{File, FileInputStream, FileOutputStream}
+import java.nio.file.{Files, StandardCopyOption}
+import java.util.Properties
+
+import scala.jdk.CollectionConverters._
+
+/**
+ * A pump as the server keeps it, in `<state>/pumps/<name>.properties`.
+ *
+ * `generation` names the pump's checkpoint (`<state>/checkpoints/<name>-g<generation>`) and its
+ * files in the target stream (`pump-<name>-g<generation>-b<batch>.parquet`): a pump replaced by a
+ * different query gets a new generation, so the new query's batch ids never meet the old ones.
+ */
+final case class PumpDefinition(
+    name: String,
+    database: String,
+    target: String,
+    columns: Seq[String],
+    query: String,
+    conf: Map[String, String],
+    running: Boolean,
+    generation: Long) {
+
+  def key: String = PumpDefinition.key(name)
+  def checkpointName: String = s"$key-g$generation"
+  def filePrefix: String = s"pump-$key-g$generation-b"
+}
+
+object PumpDefinition {
+  def key(name: String): String = name.toLowerCase(java.util.Locale.ROOT)
+
+  def load(f: File): PumpDefinition = {
+    val p = new Properties()
+    val in = new FileInputStream(f)
+    try p.load(in) finally in.close()
+    val conf = p.stringPropertyNames().asScala.toSeq.filter(_.startsWith("conf."))
+      .map(k => k.stripPrefix("conf.") -> p.getProperty(k)).toMap
+    PumpDefinition(
+      name = p.getProperty("name"),
+      database = p.getProperty("database", "default"),
+      target = p.getProperty("target"),
+      columns = Option(p.getProperty("columns")).filter(_.nonEmpty).map(_.split("\u0001").toSeq).getOrElse(Nil),
+      query = p.getProperty("query"),
+      conf = conf,
+      running = p.getProperty("running") == "true",
+      generation = p.getProperty("generation", "1").toLong)
+  }
+
+  /** Written to a temporary file, synced, then renamed: a crash leaves the old or the new file. */
+  def save(d: PumpDefinition, dir: File): Unit = {
+    val p = new Properties()
+    p.setProperty("name", d.name)
+    p.setProperty("database", d.database)
+    p.setProperty("target", d.target)
+    p.setProperty("columns", d.columns.mkString("\u0001"))
+    p.setProperty("query", d.query)
+    p.setProperty("running", d.running.toString)
+    p.setProperty("generation", d.generation.toString)
+    d.conf.foreach { case (k, v) => p.setProperty("conf." + k, v) }
+    val tmp = new File(dir, s".${d.key}.properties.tmp")
+    val out = new FileOutputStream(tmp)
+    try { p.store(out, "overjoin pump"); out.getFD.sync() } finally out.close()
+    Files.move(tmp.toPath, new File(dir, s"${d.key}.properties").toPath,
+      StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING)
+  }
+}

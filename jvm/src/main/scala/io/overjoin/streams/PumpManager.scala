@@ -1,0 +1,278 @@
+package io.overjoin.streams
+
+import java.io.File
+import java.util.concurrent.{Callable, ExecutionException, ExecutorService, Executors}
+import java.util.concurrent.atomic.AtomicLong
+
+import scala.collection.mutable
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
+import org.apache.spark.sql.types.{StructType, TimestampType}
+
+import io.overjoin.streaming.LateRows
+
+/**
+ * The owner of every pump in the JVM: `overjoin server` initialises it with its root session and
+ * state dir before any port opens. Pumps run in sessions made from the root session (never in a
+ * client's), started from the manager's own thread, so they outlive the client that created them
+ * and carry nothing of its thread. Definitions are in `<state>/pumps`, checkpoints in
+ * `<state>/checkpoints`; [[restore]] restarts the running ones.
+ *
+ * Without a server (a plain `spark.sql`), pump statements fail with a message saying so.
+ */
+object PumpManager extends Logging {
+
+  private final class Running(val query: StreamingQuery, val rowsOut: AtomicLong)
+
+  @volatile private var root: SparkSession = _
+  @volatile private var stateDir: File = _
+  @volatile private var triggerMillis: Long = 1000L
+  @volatile private var graceMillis: Long = 10000L
+  @volatile private var starter: ExecutorService = _
+  private val running = mutable.Map.empty[String, Running]
+  private val startErrors = mutable.Map.empty[String, String]
+
+  def isInitialized: Boolean = root != null
+
+  def init(session: SparkSession, state: File, trigger: Long, grace: Long): Unit = synchronized {
+    root = session; stateDir = state; triggerMillis = trigger; graceMillis = grace
+    pumpsDir.mkdirs(); checkpointsDir.mkdirs()
+    // Created by the caller (the server's main thread), not lazily by a client's handler thread,
+    // whose local properties (job group, tags) a new thread would inherit.
+    starter = Executors.newSingleThreadExecutor { (r: Runnable) =>
+      val t = new Thread(r, "overjoin-pumps"); t.setDaemon(true); t
+    }
+    starter.submit(new Runnable { def run(): Unit = () }).get()
+  }
+
+  private def pumpsDir = new File(stateDir, "pumps")
+  private def checkpointsDir = new File(stateDir, "checkpoints")
+  private def defFile(name: String) = new File(pumpsDir, s"${PumpDefinition.key(name)}.properties")
+  private def checkpoint(d: PumpDefinition) = new File(checkpointsDir, d.checkpointName)
+
+  private def requireServer(): Unit =
+    if (!isInitialized) throw new IllegalArgumentException(
+      "pumps run in `overjoin server` (a pump outlives the session that creates it, so it needs a server to own it)")
+
+  def load(name: String): Option[PumpDefinition] =
+    if (!isInitialized) None else Some(defFile(name)).filter(_.isFile).map(PumpDefinition.load)
+
+  def all(): Seq[PumpDefinition] =
+    if (!isInitialized) Nil
+    else Option(pumpsDir.listFiles()).toSeq.flatten.filter(_.getName.endsWith(".properties"))
+      .map(PumpDefinition.load).sortBy(_.key)
+
+  /** Pumps whose target is `table` (a qualified name). */
+  def writersOf(table: String): Seq[String] = all().filter(_.target.equalsIgnoreCase(table)).map(_.name)
+
+  private def onStarter[T](body: => T): T = {
+    val f = starter.submit(new Callable[T] { def call(): T = body })
+    try f.get() catch { case e: ExecutionException => throw e.getCause }
+  }
+
+  // ---- statements ---------------------------------------------------------------------------
+
+  def create(client: SparkSession, name: String, targetName: String, columns: Seq[String], query: String,
+      started: Boolean, replace: Boolean, conf: Map[String, String]): Unit = synchronized {
+    requireServer()
+    val targetId = Streams.identifier(client, targetName)
+    val target = Streams.lookup(client, targetId).getOrElse(
+      throw new IllegalArgumentException(s"pump $name: the target ${Streams.qualified(targetId)} does not exist (CREATE STREAM it first)"))
+    if (Streams.kind(target) != "durable") throw new IllegalArgumentException(
+      s"pump $name: the target ${Streams.qualified(targetId)} is not a stream a pump can write " +
+        "(it must be made by CREATE STREAM without WITH)")
+    val old = load(name)
+    if (old.isDefined && !replace) throw new IllegalArgumentException(
+      s"pump $name already exists (use CREATE OR REPLACE PUMP, or DROP PUMP $name)")
+    val database = client.catalog.currentDatabase
+    val qualifiedTarget = Streams.qualified(targetId)
+    val fresh = PumpDefinition(name, database, qualifiedTarget, columns, query.trim, conf, started, 1L)
+    val same = old.exists(o => o.database == fresh.database && o.target.equalsIgnoreCase(fresh.target) &&
+      o.columns == fresh.columns && o.query == fresh.query && o.conf == fresh.conf)
+    val d = fresh.copy(
+      name = old.map(_.name).filter(_ => same).getOrElse(name),
+      generation = old.map(o => if (same) o.generation else o.generation + 1).getOrElse(1L))
+    // Analysis errors reach the client here, before anything changes.
+    try onStarter(plan(d)) catch {
+      case e: IllegalArgumentException => throw e
+      case e: Exception => throw new IllegalArgumentException(s"pump $name: ${e.getMessage}", e)
+    }
+    old.foreach { o =>
+      stopQuery(o.key)
+      if (!same) deleteRecursively(checkpoint(o))
+    }
+    startErrors.remove(d.key)
+    if (d.running) running(d.key) = onStarter(start(d))
+    PumpDefinition.save(d, pumpsDir)
+    logInfo(s"pump ${d.name} ${if (old.isDefined) "replaced" else "created"} (generation ${d.generation}, " +
+      s"${if (d.running) "started" else "stopped"}): INSERT INTO ${d.target} ${d.query}")
+  }
+
+  def alter(name: String, start: Boolean): Unit = synchronized {
+    requireServer()
+    val d = load(name).getOrElse(throw new IllegalArgumentException(s"pump $name does not exist"))
+    if (start) {
+      if (!running.get(d.key).exists(_.query.isActive)) {
+        running.remove(d.key)
+        startErrors.remove(d.key)
+        running(d.key) = onStarter(this.start(d))
+      }
+    } else stopQuery(d.key)
+    PumpDefinition.save(d.copy(running = start), pumpsDir)
+    logInfo(s"pump ${d.name} ${if (start) "started" else "stopped"}")
+  }
+
+  def drop(name: String, ifExists: Boolean): Unit = synchronized {
+    requireServer()
+    load(name) match {
+      case None => if (!ifExists) throw new IllegalArgumentException(s"pump $name does not exist")
+      case Some(d) =>
+        stopQuery(d.key)
+        startErrors.remove(d.key)
+        defFile(d.name).delete()
+        deleteRecursively(checkpoint(d))
+        logInfo(s"pump ${d.name} dropped")
+    }
+  }
+
+  /** Starts every pump whose definition says it runs; a pump that fails is reported, the others start. */
+  def restore(): Seq[String] = synchronized {
+    all().filter(_.running).map { d =>
+      try { running(d.key) = onStarter(start(d)); d.name }
+      catch {
+        case e: Throwable =>
+          startErrors(d.key) = message(e)
+          logError(s"pump ${d.name} failed to start", e)
+          s"${d.name} (FAILED)"
+      }
+    }
+  }
+
+  /** Server shutdown: stops every pump, keeping their definitions as they are (a restart resumes them). */
+  def stopAll(): Seq[String] = synchronized {
+    val names = running.keys.toSeq.sorted
+    names.foreach(n => try stopQuery(n) catch { case e: Throwable => logWarning(s"stopping pump $n", e) })
+    names
+  }
+
+  // ---- status -------------------------------------------------------------------------------
+
+  final case class Status(d: PumpDefinition, state: String, idle: Boolean, rowsOut: Long, lateRows: Long,
+      watermark: String, batch: java.lang.Long, error: String)
+
+  def status(): Seq[Status] = synchronized { all().map(statusOf) }
+
+  def status(name: String): Status = synchronized {
+    requireServer()
+    statusOf(load(name).getOrElse(throw new IllegalArgumentException(s"pump $name does not exist")))
+  }
+
+  private def statusOf(d: PumpDefinition): Status = {
+    val r = running.get(d.key)
+    val q = r.map(_.query)
+    val failure = q.flatMap(_.exception).map(message).orElse(startErrors.get(d.key))
+    val state =
+      if (q.exists(_.isActive)) "RUNNING"
+      else if (failure.isDefined) "FAILED"
+      else "STOPPED"
+    val idle = q.exists(x => x.isActive && !x.status.isDataAvailable && !x.status.isTriggerActive)
+    val progress = q.flatMap(x => Option(x.lastProgress))
+    Status(d, state, idle,
+      rowsOut = r.map(_.rowsOut.get).getOrElse(0L),
+      lateRows = q.map(x => LateRows.total(x.id.toString)).getOrElse(0L),
+      watermark = progress.flatMap(p => Option(p.eventTime.get("watermark"))).orNull,
+      batch = progress.map(p => java.lang.Long.valueOf(p.batchId)).orNull,
+      error = failure.orNull)
+  }
+
+  // ---- queries ------------------------------------------------------------------------------
+
+  /** The pump's query in a session of its own, and the projection of its rows onto the target. */
+  private def plan(d: PumpDefinition): (DataFrame, DataFrame => DataFrame, CatalogTable) = {
+    val s = root.newSession()
+    d.conf.foreach { case (k, v) => s.conf.set(k, v) }
+    s.catalog.setCurrentDatabase(d.database)
+    val targetId = Streams.identifier(s, d.target)
+    val target = Streams.lookup(s, targetId).getOrElse(
+      throw new IllegalArgumentException(s"pump ${d.name}: the target ${d.target} does not exist"))
+    val df = s.sql(d.query)
+    if (!df.isStreaming) throw new IllegalArgumentException(
+      s"pump ${d.name}: the query reads no stream (write SELECT STREAM ... FROM STREAM name)")
+    (df, projection(d, df.schema, Streams.writeSchema(target)), target)
+  }
+
+  private def start(d: PumpDefinition): Running = {
+    val (df, project, target) = plan(d)
+    val rowsOut = new AtomicLong()
+    val sink = new PumpSink(d.name, d.filePrefix, target.location.toString, project, rowsOut)
+    val q = df.writeStream
+      .queryName(d.name)
+      .option("checkpointLocation", checkpoint(d).getAbsolutePath)
+      .trigger(Trigger.ProcessingTime(triggerMillis))
+      .foreachBatch(sink)
+      .start()
+    new Running(q, rowsOut)
+  }
+
+  /**
+   * Target columns from the query's columns: the query's ROWTIME (a column of that name, else its
+   * one event-time column) becomes the stream's ROWTIME; the other columns fill the listed columns
+   * (or all the stream's columns but ROWTIME) in order; unlisted columns are NULL.
+   */
+  private def projection(d: PumpDefinition, out: StructType, target: StructType): DataFrame => DataFrame = {
+    val rt = Streams.Rowtime
+    val targetNames = target.fieldNames
+    d.columns.foreach { c =>
+      if (!targetNames.exists(_.equalsIgnoreCase(c))) throw new IllegalArgumentException(
+        s"pump ${d.name}: the target ${d.target} has no column $c (it has ${targetNames.mkString(", ")})")
+    }
+    val listed = if (d.columns.nonEmpty) d.columns else targetNames.toSeq.filterNot(_.equalsIgnoreCase(rt))
+    val outIdx = out.fields.indices
+    val (rowtimeIdx, valueIdx) =
+      if (listed.exists(_.equalsIgnoreCase(rt))) (None, outIdx)
+      else {
+        val byName = outIdx.filter(i => out.fields(i).name.equalsIgnoreCase(rt))
+        val byWatermark = outIdx.filter(i => out.fields(i).metadata.contains("spark.watermarkDelayMs"))
+        val idx = if (byName.size == 1) byName.head else if (byWatermark.size == 1) byWatermark.head
+          else throw new IllegalArgumentException(
+            s"pump ${d.name}: the query must select ROWTIME (the rowtime its rows get in ${d.target})")
+        (Some(idx), outIdx.filterNot(_ == idx))
+      }
+    if (valueIdx.size != listed.size) throw new IllegalArgumentException(
+      s"pump ${d.name}: the query returns ${valueIdx.size} column(s) besides ROWTIME but ${d.target} " +
+        s"takes ${listed.size} (${listed.mkString(", ")})")
+    val cols: Seq[Column] = target.fields.toSeq.map { f =>
+      val at = listed.indexWhere(_.equalsIgnoreCase(f.name))
+      val source =
+        if (at >= 0) Some(valueIdx(at))
+        else if (f.name.equalsIgnoreCase(rt)) rowtimeIdx
+        else None
+      source.map(i => col(s"_c$i").cast(if (f.name.equalsIgnoreCase(rt)) TimestampType else f.dataType))
+        .getOrElse(lit(null).cast(f.dataType)).as(f.name)
+    }
+    val positional = outIdx.map(i => s"_c$i")
+    df => df.toDF(positional: _*).select(cols: _*)
+  }
+
+  /** Stops a pump at a batch boundary when one comes within the grace period, else interrupts it. */
+  private def stopQuery(key: String): Unit = running.remove(key).foreach { r =>
+    val q = r.query
+    val deadline = System.currentTimeMillis() + graceMillis
+    while (q.isActive && q.status.isTriggerActive && System.currentTimeMillis() < deadline) Thread.sleep(20)
+    q.stop()
+  }
+
+  private def message(e: Throwable): String = {
+    val m = Option(e.getMessage).getOrElse(e.toString).trim
+    m.linesIterator.take(3).mkString(" ").take(500)
+  }
+
+  private def deleteRecursively(f: File): Unit = {
+    if (f.isDirectory) Option(f.listFiles()).toSeq.flatten.foreach(deleteRecursively)
+    f.delete()
+  }
+}

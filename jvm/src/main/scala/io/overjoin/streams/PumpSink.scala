@@ -1,0 +1,78 @@
+package io.overjoin.streams
+
+import java.util.concurrent.atomic.AtomicLong
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.storage.StorageLevel
+
+/**
+ * Where a pump's micro-batches go: one parquet file per non-empty batch, named after the pump, its
+ * generation and the batch id, put into the target stream's folder by one rename.
+ *
+ * Exactly once: a batch Spark replays after a crash (its offsets were logged, its commit was not)
+ * finds its file already there and writes nothing; a batch whose file is not there was not
+ * written, and a replayed batch holds the same rows (same offsets, same state). Readers never see
+ * part of a batch: the file is written under `_staging/` (hidden from readers) and renamed.
+ *
+ * Unlike Spark's file sink, there is no `_spark_metadata` log in the folder, so batch ids are per
+ * pump, not per folder: several pumps (and `INSERT INTO`) can write one stream.
+ */
+final class PumpSink(
+    pump: String,
+    filePrefix: String,
+    location: String,
+    project: DataFrame => DataFrame,
+    rowsOut: AtomicLong) extends ((DataFrame, Long) => Unit) with Logging with Serializable {
+
+  override def apply(batch: DataFrame, batchId: Long): Unit = {
+    val session = batch.sparkSession
+    val dir = new Path(location)
+    val fs = dir.getFileSystem(session.sessionState.newHadoopConf())
+    val target = new Path(dir, f"$filePrefix$batchId%012d.parquet")
+    if (fs.exists(target)) {
+      logInfo(s"pump $pump: batch $batchId is already in $target")
+      return
+    }
+    val rows = project(batch).persist(StorageLevel.MEMORY_AND_DISK)
+    try {
+      val n = rows.count()
+      if (n > 0) {
+        val staging = new Path(new Path(dir, "_staging"), s"$filePrefix$batchId")
+        fs.delete(staging, true)
+        rows.coalesce(1).write.mode("overwrite").parquet(staging.toString)
+        val parts = fs.listStatus(staging).map(_.getPath).filter(p => p.getName.startsWith("part-"))
+        if (parts.length != 1) throw new IllegalStateException(s"pump $pump: expected one file in $staging, found ${parts.length}")
+        if (!fs.rename(parts.head, target)) throw new IllegalStateException(s"pump $pump: cannot rename ${parts.head} to $target")
+        PumpSink.crashPoint(pump, batchId)
+        fs.delete(staging, true)
+        rowsOut.addAndGet(n)
+        logInfo(s"pump $pump: batch $batchId wrote $n rows to $target")
+      }
+    } finally rows.unpersist()
+  }
+}
+
+object PumpSink {
+  /**
+   * Fault injection for the exactly-once tests: with `OVERJOIN_TEST_HALT_AFTER_RENAME=pump:batch`
+   * in the server's environment, the JVM halts (as under kill -9) right after that batch's file is
+   * in place and before Spark records the batch as committed: the one moment a replay meets a
+   * batch that was already written.
+   */
+  private val haltAfterRename: Option[(String, Long)] =
+    sys.env.get("OVERJOIN_TEST_HALT_AFTER_RENAME").flatMap { v =>
+      v.split(":") match {
+        case Array(p, b) => scala.util.Try(b.toLong).toOption.map(p.toLowerCase(java.util.Locale.ROOT) -> _)
+        case _ => None
+      }
+    }
+
+  private def crashPoint(pump: String, batchId: Long): Unit = haltAfterRename.foreach { case (p, b) =>
+    if (p == pump.toLowerCase(java.util.Locale.ROOT) && b == batchId) {
+      System.err.println(s"overjoin server: halting after pump $pump wrote batch $batchId (OVERJOIN_TEST_HALT_AFTER_RENAME)")
+      Runtime.getRuntime.halt(137)
+    }
+  }
+}

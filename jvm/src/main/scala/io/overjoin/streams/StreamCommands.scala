@@ -1,0 +1,173 @@
+package io.overjoin.streams
+
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.types.{BooleanType, LongType, StringType}
+
+private object Cols {
+  def string(name: String): AttributeReference = AttributeReference(name, StringType)()
+  def long(name: String): AttributeReference = AttributeReference(name, LongType)()
+  def bool(name: String): AttributeReference = AttributeReference(name, BooleanType, nullable = false)()
+}
+
+/** `CREATE [OR REPLACE] STREAM name (cols) [DESCRIPTION '...'] [WITH (...)]`. */
+case class CreateStreamCommand(
+    name: String,
+    columns: String,
+    description: Option[String],
+    options: Seq[(String, String)],
+    replace: Boolean) extends LeafRunnableCommand {
+
+  override def run(session: SparkSession): Seq[Row] = {
+    val id = Streams.identifier(session, name)
+    val qualified = Streams.qualified(id)
+    val opts = options.toMap
+    val known = Set("format", "path", "rowtime", "lateness")
+    opts.keys.filterNot(known).foreach { k =>
+      throw new IllegalArgumentException(s"stream $qualified: unknown option $k (known: ${known.toSeq.sorted.mkString(", ")})")
+    }
+    val declaresRowtime = Streams.declaresRowtime(session, qualified, columns)
+    val source = opts.contains("path")
+    if (!source && opts.nonEmpty) throw new IllegalArgumentException(
+      s"stream $qualified: WITH (...) makes a stream over a folder and needs path = '...'")
+    val rowtime = opts.getOrElse("rowtime", Streams.Rowtime)
+    if (source) {
+      val schema = session.sessionState.sqlParser.parseTableSchema(columns)
+      if (!schema.exists(_.name.equalsIgnoreCase(rowtime))) throw new IllegalArgumentException(
+        s"stream $qualified has no rowtime: declare a TIMESTAMP column ${Streams.Rowtime}, or name one with rowtime = 'column'")
+      if (!rowtime.equalsIgnoreCase(Streams.Rowtime)) throw new IllegalArgumentException(
+        s"stream $qualified: rowtime = '$rowtime' is not supported yet; name the column ${Streams.Rowtime} in the files and the column list")
+      opts.get("lateness").foreach { l =>
+        try session.sql(s"SELECT INTERVAL $l").collect() catch {
+          case e: Exception => throw new IllegalArgumentException(s"stream $qualified: bad lateness '$l': ${e.getMessage}")
+        }
+      }
+    }
+    Streams.lookup(session, id).foreach { existing =>
+      if (!replace) throw new IllegalArgumentException(s"$qualified already exists (use CREATE OR REPLACE STREAM)")
+      if (!Streams.isStream(existing)) throw new IllegalArgumentException(
+        s"$qualified already exists and is not a stream: it cannot be replaced by one")
+      val writers = PumpManager.writersOf(qualified)
+      if (writers.nonEmpty) throw new IllegalArgumentException(
+        s"stream $qualified cannot be replaced: pump(s) ${writers.mkString(", ")} write it (drop them first)")
+      session.sql(s"DROP TABLE $qualified")
+    }
+    val comment = description.map(d => s" COMMENT '${d.replace("\\", "\\\\").replace("'", "\\'")}'").getOrElse("")
+    def lit(s: String) = "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    val ddl = if (source) {
+      val format = opts.getOrElse("format", "json").toLowerCase
+      if (!Set("json", "csv", "parquet", "orc").contains(format)) throw new IllegalArgumentException(
+        s"stream $qualified: format must be json, csv, parquet or orc, not $format")
+      val header = if (format == "csv") ", header 'true'" else ""
+      val props = Seq(Streams.KindProperty -> "source", Streams.RowtimeProperty -> rowtime) ++
+        opts.get("lateness").map(Streams.LatenessProperty -> _)
+      s"CREATE TABLE $qualified ($columns) USING $format OPTIONS (path ${lit(opts("path"))}$header)$comment " +
+        s"TBLPROPERTIES (${props.map { case (k, v) => s"${lit(k)} = ${lit(v)}" }.mkString(", ")})"
+    } else {
+      val rowtimeColumn = if (declaresRowtime) "" else s", ${Streams.Rowtime} TIMESTAMP DEFAULT current_timestamp()"
+      s"CREATE TABLE $qualified ($columns$rowtimeColumn) USING parquet$comment " +
+        s"TBLPROPERTIES (${lit(Streams.KindProperty)} = 'durable')"
+    }
+    session.sql(ddl)
+    Nil
+  }
+}
+
+/** `DROP STREAM [IF EXISTS] name`: refused while a pump writes it. */
+case class DropStreamCommand(name: String, ifExists: Boolean) extends LeafRunnableCommand {
+  override def run(session: SparkSession): Seq[Row] = {
+    val id = Streams.identifier(session, name)
+    val qualified = Streams.qualified(id)
+    Streams.lookup(session, id) match {
+      case None => if (!ifExists) throw new IllegalArgumentException(s"stream $qualified does not exist")
+      case Some(t) if !Streams.isStream(t) =>
+        throw new IllegalArgumentException(s"$qualified is not a stream (use DROP TABLE)")
+      case Some(_) =>
+        val writers = PumpManager.writersOf(qualified)
+        if (writers.nonEmpty) throw new IllegalArgumentException(
+          s"stream $qualified cannot be dropped: pump(s) ${writers.mkString(", ")} write it (drop them first)")
+        session.sql(s"DROP TABLE $qualified")
+    }
+    Nil
+  }
+}
+
+/** `SHOW STREAMS`: the streams of the current database. */
+case class ShowStreamsCommand() extends LeafRunnableCommand {
+  override val output: Seq[Attribute] = Seq(Cols.string("name"), Cols.string("kind"), Cols.string("columns"),
+    Cols.string("writers"), Cols.string("description"), Cols.string("location"))
+
+  override def run(session: SparkSession): Seq[Row] = {
+    val catalog = session.sessionState.catalog
+    val db = session.catalog.currentDatabase
+    catalog.listTables(db).filter(_.database.isDefined).sortBy(_.table).flatMap { id =>
+      scala.util.Try(catalog.getTableMetadata(id)).toOption.filter(Streams.isStream).map { t =>
+        val q = Streams.qualified(id)
+        Row(id.table, Streams.kind(t), t.schema.toDDL, PumpManager.writersOf(q).mkString(","),
+          t.comment.orNull, t.location.toString)
+      }
+    }
+  }
+}
+
+/** `CREATE [OR REPLACE] PUMP name [STARTED | STOPPED] AS INSERT INTO stream [(cols)] query`. */
+case class CreatePumpCommand(
+    name: String,
+    target: String,
+    columns: Seq[String],
+    query: String,
+    started: Boolean,
+    replace: Boolean) extends LeafRunnableCommand {
+
+  override def run(session: SparkSession): Seq[Row] = {
+    // The SQL settings the client set that change how the query reads are kept with the pump.
+    val kept = session.conf.getAll.filter { case (k, _) => CreatePumpCommand.keep(k) }
+    PumpManager.create(session, name, target, columns, query, started, replace, kept)
+    Nil
+  }
+}
+
+object CreatePumpCommand {
+  private[streams] def keep(key: String): Boolean =
+    key.startsWith("spark.overjoin.") || key == "spark.sql.ansi.doubleQuotedIdentifiers" ||
+      key == "spark.sql.shuffle.partitions" || key == "spark.sql.session.timeZone" || key == "spark.sql.ansi.enabled"
+}
+
+/** `ALTER PUMP name START | STOP`. */
+case class AlterPumpCommand(name: String, start: Boolean) extends LeafRunnableCommand {
+  override def run(session: SparkSession): Seq[Row] = { PumpManager.alter(name, start); Nil }
+}
+
+/** `DROP PUMP [IF EXISTS] name`: a running pump is stopped first; the rows it wrote stay. */
+case class DropPumpCommand(name: String, ifExists: Boolean) extends LeafRunnableCommand {
+  override def run(session: SparkSession): Seq[Row] = { PumpManager.drop(name, ifExists); Nil }
+}
+
+/** `SHOW PUMPS`. */
+case class ShowPumpsCommand() extends LeafRunnableCommand {
+  override val output: Seq[Attribute] = Seq(Cols.string("name"), Cols.string("state"), Cols.string("target"),
+    Cols.bool("idle"), Cols.long("rows_out"), Cols.long("late_rows"), Cols.string("watermark"),
+    Cols.long("batch"), Cols.string("error"))
+
+  override def run(session: SparkSession): Seq[Row] = PumpManager.status().map { s =>
+    Row(s.d.name, s.state, s.d.target, s.idle, s.rowsOut, s.lateRows, s.watermark, s.batch, s.error)
+  }
+}
+
+/** `DESCRIBE PUMP name`: one row per property. */
+case class DescribePumpCommand(name: String) extends LeafRunnableCommand {
+  override val output: Seq[Attribute] = Seq(Cols.string("property"), Cols.string("value"))
+
+  override def run(session: SparkSession): Seq[Row] = {
+    val s = PumpManager.status(name)
+    Seq(
+      "name" -> s.d.name, "state" -> s.state, "target" -> s.d.target,
+      "columns" -> s.d.columns.mkString(", "), "query" -> s.d.query, "database" -> s.d.database,
+      "generation" -> s.d.generation.toString, "idle" -> s.idle.toString, "rows_out" -> s.rowsOut.toString,
+      "late_rows" -> s.lateRows.toString, "watermark" -> s.watermark,
+      "batch" -> Option(s.batch).map(_.toString).orNull, "error" -> s.error,
+      "settings" -> s.d.conf.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", ")
+    ).map { case (k, v) => Row(k, v) }
+  }
+}

@@ -1,0 +1,192 @@
+package io.overjoin.streams
+
+import org.apache.spark.sql.catalyst.parser.ParseException
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import io.overjoin.parser.{Lexer, Token, TokenKind}
+
+/**
+ * The statements of SQL-only streaming applications (docs/semantics.md §10, KDA and s-Server):
+ * {{{
+ *   CREATE [OR REPLACE] STREAM name (col type [NOT NULL], ...) [DESCRIPTION '...'] [WITH (key = 'value', ...)]
+ *   CREATE [OR REPLACE] PUMP name [STARTED | STOPPED] AS INSERT INTO stream [(cols)] SELECT STREAM ...
+ *   ALTER PUMP name START | STOP
+ *   DROP PUMP [IF EXISTS] name          DROP STREAM [IF EXISTS] name
+ *   SHOW STREAMS     SHOW PUMPS         DESCRIBE PUMP name
+ * }}}
+ * overjoin's parser asks [[StreamStatementParser.parse]] first: each of these becomes a command of
+ * this package, and every other statement (None) goes on through overjoin's dialect and Spark's
+ * parser untouched. `INSERT INTO stream ...` needs nothing here: a stream is a table, and Spark's
+ * INSERT appends to it.
+ */
+object StreamStatementParser {
+
+  /** The command for `sqlText` when it is one of this package's statements, else None (not ours). */
+  def parse(sqlText: String): Option[LogicalPlan] = {
+    // Cheap test first: every statement of ours names STREAM(S) or PUMP(S).
+    val upper = sqlText.toUpperCase(java.util.Locale.ROOT)
+    if (!upper.contains("STREAM") && !upper.contains("PUMP")) return None
+    val tokens = Lexer.tokenize(sqlText) match {
+      case Right(ts) => ts.reverse.dropWhile(_.isSymbol(";")).reverse
+      case Left(_) => return None // Spark reports the unterminated string
+    }
+    if (tokens.isEmpty) return None
+    val c = new Cursor(sqlText, tokens)
+    def w(i: Int, word: String) = c.at(i).exists(_.isWord(word))
+    if (w(0, "CREATE")) {
+      val replace = w(1, "OR") && w(2, "REPLACE")
+      val k = if (replace) 3 else 1
+      if (w(k, "STREAM") && c.at(k + 1).exists(t => t.isIdentifier || t.kind == TokenKind.DoubleQuoted)) {
+        c.pos = k + 1; Some(createStream(c, replace))
+      } else if (w(k, "PUMP")) { c.pos = k + 1; Some(createPump(c, replace)) }
+      else None
+    } else if (w(0, "ALTER") && w(1, "PUMP")) {
+      c.pos = 2
+      val name = c.name("pump name")
+      val start = c.next("START or STOP") match {
+        case t if t.isWord("START") => true
+        case t if t.isWord("STOP") => false
+        case t => c.fail(t, "START or STOP")
+      }
+      c.end(); Some(AlterPumpCommand(name, start))
+    } else if (w(0, "DROP") && (w(1, "PUMP") || w(1, "STREAM"))) {
+      val pump = w(1, "PUMP")
+      c.pos = 2
+      val ifExists = w(2, "IF") && w(3, "EXISTS")
+      if (ifExists) c.pos = 4
+      val name = c.name(if (pump) "pump name" else "stream name")
+      c.end()
+      Some(if (pump) DropPumpCommand(name, ifExists) else DropStreamCommand(name, ifExists))
+    } else if (w(0, "SHOW") && (w(1, "PUMPS") || w(1, "STREAMS")) && tokens.length == 2) {
+      Some(if (w(1, "PUMPS")) ShowPumpsCommand() else ShowStreamsCommand())
+    } else if ((w(0, "DESCRIBE") || w(0, "DESC")) && w(1, "PUMP") && tokens.length > 2) { // `DESC pump`: a table
+      c.pos = 2
+      val name = c.name("pump name")
+      c.end(); Some(DescribePumpCommand(name))
+    } else None
+  }
+
+  private def createStream(c: Cursor, replace: Boolean): LogicalPlan = {
+    val name = c.qualifiedName("stream name")
+    val open = c.next("(")
+    if (!open.isSymbol("(")) c.fail(open, "( and the stream's columns")
+    val columnsStart = open.end
+    val close = c.skipToClose()
+    val columns = c.text.substring(columnsStart, close.start)
+    var description: Option[String] = None
+    var options = Seq.empty[(String, String)]
+    while (c.more) {
+      val t = c.next("DESCRIPTION or WITH")
+      if (t.isWord("DESCRIPTION") || t.isWord("COMMENT")) description = Some(c.string("a quoted description"))
+      else if (t.isWord("WITH")) {
+        val o = c.next("(")
+        if (!o.isSymbol("(")) c.fail(o, "( after WITH")
+        var done = false
+        while (!done) {
+          val key = c.next("an option name")
+          if (!key.isIdentifier && key.kind != TokenKind.Str) c.fail(key, "an option name")
+          val eq = c.next("=")
+          if (!eq.isSymbol("=")) c.fail(eq, "= after the option name")
+          val value = c.next("a quoted value")
+          val v = value.kind match {
+            case TokenKind.Str => unquote(value.text)
+            case TokenKind.Number | TokenKind.Word => value.text
+            case _ => c.fail(value, "a quoted value")
+          }
+          options :+= (key.identifier.stripPrefix("'").stripSuffix("'").toLowerCase -> v)
+          val sep = c.next(", or )")
+          if (sep.isSymbol(")")) done = true else if (!sep.isSymbol(",")) c.fail(sep, ", or )")
+        }
+      } else c.fail(t, "DESCRIPTION or WITH")
+    }
+    CreateStreamCommand(name, columns, description, options, replace)
+  }
+
+  private def createPump(c: Cursor, replace: Boolean): LogicalPlan = {
+    val name = c.name("pump name")
+    var started = true
+    c.peek.foreach { t =>
+      if (t.isWord("STARTED")) { c.pos += 1 } else if (t.isWord("STOPPED")) { started = false; c.pos += 1 }
+    }
+    for (kw <- Seq("AS", "INSERT", "INTO")) {
+      val t = c.next(kw)
+      if (!t.isWord(kw)) c.fail(t, kw)
+    }
+    val target = c.qualifiedName("target stream name")
+    var columns = Seq.empty[String]
+    if (c.peek.exists(_.isSymbol("("))) {
+      // A column list, not a parenthesized query.
+      val after = c.at(c.pos + 1)
+      if (after.exists(t => t.isIdentifier && !t.isWord("SELECT") && !t.isWord("WITH"))) {
+        c.pos += 1
+        var done = false
+        while (!done) {
+          columns :+= c.name("column name")
+          val sep = c.next(", or )")
+          if (sep.isSymbol(")")) done = true else if (!sep.isSymbol(",")) c.fail(sep, ", or )")
+        }
+      }
+    }
+    val q = c.peek.getOrElse(c.fail(c.tokens.last, "the pump's query (SELECT STREAM ...)"))
+    val query = c.text.substring(q.start, c.tokens.last.end)
+    CreatePumpCommand(name, target, columns, query, started, replace)
+  }
+
+  private[streams] def unquote(s: String): String = {
+    val q = s.charAt(0)
+    s.substring(1, s.length - 1).replace(s"$q$q", q.toString)
+  }
+
+  /** A position in the statement's tokens, with the helpers the statements above need. */
+  private final class Cursor(val text: String, val tokens: IndexedSeq[Token]) {
+    var pos = 0
+    def at(i: Int): Option[Token] = if (i >= 0 && i < tokens.length) Some(tokens(i)) else None
+    def peek: Option[Token] = at(pos)
+    def more: Boolean = pos < tokens.length
+    def next(expected: String): Token = {
+      val t = at(pos).getOrElse(failAtEnd(expected))
+      pos += 1; t
+    }
+    def name(expected: String): String = {
+      val t = next(expected)
+      if (!(t.isIdentifier || t.kind == TokenKind.DoubleQuoted)) fail(t, expected)
+      t.identifier
+    }
+    def qualifiedName(expected: String): String = {
+      val first = name(expected)
+      if (peek.exists(_.isSymbol("."))) { pos += 1; quoteIfNeeded(first) + "." + quoteIfNeeded(name(expected)) }
+      else quoteIfNeeded(first)
+    }
+    def string(expected: String): String = {
+      val t = next(expected)
+      if (t.kind != TokenKind.Str && t.kind != TokenKind.DoubleQuoted) fail(t, expected)
+      unquote(t.text)
+    }
+    /** After an opening parenthesis: moves past its matching `)` and returns it. */
+    def skipToClose(): Token = {
+      var depth = 1
+      var t: Token = null
+      while (depth > 0) {
+        t = next(")")
+        if (t.isSymbol("(")) depth += 1 else if (t.isSymbol(")")) depth -= 1
+      }
+      t
+    }
+    def end(): Unit = peek.foreach(t => fail(t, "the end of the statement"))
+    def fail(t: Token, expected: String): Nothing = syntaxError(text, s"'${t.text}'", s": expected $expected", t.start)
+    def failAtEnd(expected: String): Nothing = syntaxError(text, "end of input", s": expected $expected", text.length)
+  }
+
+  /** Spark's own PARSE_SYNTAX_ERROR: "Syntax error at or near 'x': expected ...". */
+  private def syntaxError(sql: String, near: String, hint: String, at: Int): Nothing = {
+    val line = sql.substring(0, math.min(at, sql.length)).count(_ == '\n') + 1
+    val col = at - (sql.lastIndexOf('\n', math.max(0, at - 1)) + 1)
+    throw new ParseException(Some(sql),
+      org.apache.spark.sql.catalyst.trees.Origin(line = Some(line), startPosition = Some(col),
+        startIndex = Some(at), stopIndex = Some(at), sqlText = Some(sql)),
+      "PARSE_SYNTAX_ERROR", Map("error" -> near, "hint" -> hint))
+  }
+
+  private[streams] def quoteIfNeeded(name: String): String =
+    if (name.matches("[A-Za-z_][A-Za-z0-9_]*")) name else "`" + name.replace("`", "``") + "`"
+}

@@ -1,0 +1,59 @@
+package io.overjoin.streams
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.util.CharVarcharUtils
+import org.apache.spark.sql.types.{StructType, TimestampType}
+
+/**
+ * Streams are catalog tables marked with the table property `overjoin.stream`:
+ *  - `durable`: a parquet table in the warehouse whose last column is the implicit
+ *    `ROWTIME TIMESTAMP` (default: the time of the insert). Pumps append one file per micro-batch
+ *    (see [[PumpSink]]), `INSERT INTO` appends with Spark's own writer, `SELECT` reads every row so
+ *    far, `STREAM name` reads it as a stream (Spark's file source over the table's folder);
+ *  - `source`: a table over a folder that files arrive in (`WITH (format, path, ...)`).
+ */
+object Streams {
+  val KindProperty = "overjoin.stream"
+  val RowtimeProperty = "overjoin.rowtime"
+  val LatenessProperty = "overjoin.lateness"
+  val Rowtime = "ROWTIME"
+
+  def identifier(session: SparkSession, name: String): TableIdentifier = {
+    val parts = session.sessionState.sqlParser.parseMultipartIdentifier(name)
+    parts match {
+      case Seq(t) => TableIdentifier(t, Some(session.catalog.currentDatabase))
+      case Seq(db, t) => TableIdentifier(t, Some(db))
+      case _ => throw new IllegalArgumentException(s"$name: a stream name is `name` or `database.name`")
+    }
+  }
+
+  def lookup(session: SparkSession, id: TableIdentifier): Option[CatalogTable] = {
+    val catalog = session.sessionState.catalog
+    if (catalog.tableExists(id)) Some(catalog.getTableMetadata(id)) else None
+  }
+
+  def isStream(t: CatalogTable): Boolean = t.properties.contains(KindProperty)
+  def kind(t: CatalogTable): String = t.properties.getOrElse(KindProperty, "")
+
+  def qualified(id: TableIdentifier): String =
+    id.database.map(db => StreamStatementParser.quoteIfNeeded(db) + ".").getOrElse("") +
+      StreamStatementParser.quoteIfNeeded(id.table)
+
+  /** The schema rows are written with (CHAR/VARCHAR read as STRING). */
+  def writeSchema(t: CatalogTable): StructType = CharVarcharUtils.replaceCharVarcharWithStringInSchema(t.schema)
+
+  /** Checks a column list and tells whether it declares ROWTIME itself. */
+  def declaresRowtime(session: SparkSession, name: String, columns: String): Boolean = {
+    val schema = try session.sessionState.sqlParser.parseTableSchema(columns) catch {
+      case e: Exception => throw new IllegalArgumentException(s"stream $name: bad column list: ${e.getMessage}", e)
+    }
+    if (schema.isEmpty) throw new IllegalArgumentException(s"stream $name: a stream needs at least one column")
+    schema.find(_.name.equalsIgnoreCase(Rowtime)) match {
+      case Some(f) if f.dataType != TimestampType =>
+        throw new IllegalArgumentException(s"stream $name: ROWTIME must be a TIMESTAMP, not ${f.dataType.sql}")
+      case found => found.isDefined
+    }
+  }
+}

@@ -1,0 +1,172 @@
+"""Start and stop `overjoin server` for tests: loopback only, free ports, stopped by PID."""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyspark
+
+READY_TIMEOUT = 300.0
+BEELINE = Path(pyspark.__file__).resolve().parent / "bin" / "beeline"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    state_dir: Path
+    thrift_port: int = field(default_factory=free_port)
+    connect_port: int = field(default_factory=free_port)
+    extra: list[str] = field(default_factory=list)
+    env: dict[str, str] | None = None
+    proc: subprocess.Popen | None = None
+    ready_line: str = ""
+
+    def command(self) -> list[str]:
+        return [
+            sys.executable, "-m", "overjoin", "server",
+            "--state-dir", str(self.state_dir),
+            "--thrift-port", str(self.thrift_port),
+            "--connect-port", str(self.connect_port),
+            "--conf", "spark.sql.session.timeZone=UTC",
+            "--conf", "spark.sql.shuffle.partitions=2",
+            *self.extra,
+        ]  # fmt: skip
+
+    def start(self) -> Server:
+        """Starts the server and waits for its ready line (failing with its stderr if it dies)."""
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        err = open(self.state_dir / "launcher.stderr", "ab")
+        self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=err,
+                                     env=self.env, start_new_session=True)  # fmt: skip
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + READY_TIMEOUT
+        buf = b""
+        while b"\n" not in buf:
+            if time.monotonic() > deadline:
+                self.kill()
+                raise AssertionError(f"no ready line in {READY_TIMEOUT}s: {self.stderr()}")
+            if sel.select(timeout=1.0):
+                chunk = os.read(self.proc.stdout.fileno(), 4096)
+                if not chunk:
+                    raise AssertionError(f"server exited ({self.proc.wait()}) before ready: {self.stderr()}")
+                buf += chunk
+        self.ready_line = buf.split(b"\n", 1)[0].decode()
+        return self
+
+    def stderr(self) -> str:
+        try:
+            return (self.state_dir / "launcher.stderr").read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def stop(self, timeout: float = 120.0) -> int:
+        """SIGTERM to the server's PID, then wait; SIGKILL if it does not exit in time."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        os.kill(self.pid, signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError("the server did not stop within {timeout}s of SIGTERM")
+
+    def kill(self) -> None:
+        """kill -9 of the server's PID."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+            self.proc.wait(60)
+
+    # ---- clients ----
+
+    def hive(self, **kw):  # type: ignore[no-untyped-def]
+        from pyhive import hive
+
+        return hive.connect(host="127.0.0.1", port=self.thrift_port, username="test", **kw)
+
+    def query(self, sql: str) -> list[tuple]:
+        """One PyHive session: run `sql`, return its rows (none for a statement)."""
+        conn = self.hive()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql)
+            rows = cur.fetchall() if cur.description else []
+            cur.close()
+            return [tuple(r) for r in rows]
+        finally:
+            conn.close()
+
+    def execute(self, *statements: str) -> None:
+        conn = self.hive()
+        try:
+            cur = conn.cursor()
+            for s in statements:
+                cur.execute(s)
+            cur.close()
+        finally:
+            conn.close()
+
+    def beeline(self, sql_file: Path, *extra: str) -> subprocess.CompletedProcess:
+        cmd = [str(BEELINE), "-u", f"jdbc:hive2://127.0.0.1:{self.thrift_port}/default",
+               "--silent=true", "--showHeader=false", "--outputformat=tsv2", *extra, "-f", str(sql_file)]  # fmt: skip
+        return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+
+
+def beeline_rows(stdout: str) -> list[str]:
+    """Result lines of a quiet beeline run. Without a terminal, beeline prints `null` (and spaces)
+    where its prompt would go, sometimes glued to the next result line: those are removed."""
+    lines = (re.sub(r"^(null\s*)+", "", line) for line in stdout.splitlines())
+    return [line for line in lines if line.strip()]
+
+
+def wait_until(check, timeout: float = 120.0, every: float = 1.0, what: str = "condition"):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(every)
+    raise AssertionError(f"timed out waiting for {what}; last value: {last!r}")
+
+
+def listening_addresses(pid: int, port: int) -> set[str]:
+    """Local addresses the process listens on for `port`, from /proc/<pid>/net/tcp{,6}."""
+    found = set()
+    for name in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/{pid}/net/{name}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            local, state = parts[1], parts[3]
+            addr, p = local.split(":")
+            if int(p, 16) != port or state != "0A":  # 0A = LISTEN
+                continue
+            raw = bytes.fromhex(addr)
+            if name == "tcp":
+                found.add(socket.inet_ntop(socket.AF_INET, raw[::-1]))
+            else:
+                words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                found.add(socket.inet_ntop(socket.AF_INET6, words))
+    return found

@@ -1,0 +1,179 @@
+"""Streams and pumps in SQL (docs/semantics.md §10) through `overjoin server`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from tests.server.feed import row, write_rows
+from tests.server.serverproc import Server, free_port, wait_until
+
+pytestmark = pytest.mark.server
+
+
+def pumps(server: Server) -> dict[str, dict]:
+    cols = ["name", "state", "target", "idle", "rows_out", "late_rows", "watermark", "batch", "error"]
+    return {r[0]: dict(zip(cols, r)) for r in server.query("SHOW PUMPS")}
+
+
+def ids(server: Server, stream: str) -> list[int]:
+    return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
+
+
+def error_of(server: Server, sql: str) -> str:
+    with pytest.raises(Exception) as info:
+        server.query(sql)
+    return str(info.value)
+
+
+@pytest.fixture(scope="module")
+def source(server: Server):  # type: ignore[no-untyped-def]
+    folder = server.state_dir.parent / "incoming"
+    folder.mkdir()
+    server.execute(
+        f"CREATE STREAM src (ROWTIME TIMESTAMP, id INT, name STRING) WITH (format = 'json', path = '{folder}')"
+    )
+    return folder
+
+
+def test_durable_stream_insert_and_replay(server: Server) -> None:
+    server.execute(
+        "CREATE STREAM notes (id INT, txt VARCHAR(20) NOT NULL) DESCRIPTION 'a durable stream'",
+        "INSERT INTO notes (id, txt, ROWTIME) VALUES (1, 'one', TIMESTAMP '2024-01-01 10:00:00')",
+        "INSERT INTO notes VALUES (2, 'two', TIMESTAMP '2024-01-01 10:00:01')",
+        "INSERT INTO notes (id, txt) VALUES (3, 'three')",
+    )
+    rows = server.query("SELECT id, txt, ROWTIME FROM notes ORDER BY id")
+    assert [r[:2] for r in rows] == [(1, "one"), (2, "two"), (3, "three")]
+    assert rows[0][2] == datetime(2024, 1, 1, 10, 0)
+    assert rows[2][2] is not None  # the implicit ROWTIME defaults to the time of the insert
+    streams = {r[0]: r for r in server.query("SHOW STREAMS")}
+    assert streams["notes"][1] == "durable"
+    assert "ROWTIME TIMESTAMP" in streams["notes"][2]
+    assert streams["notes"][4] == "a durable stream"
+    assert "already exists" in error_of(server, "CREATE STREAM notes (id INT)")
+    server.execute("CREATE OR REPLACE STREAM notes (id INT)")
+    assert server.query("SELECT count(*) FROM notes") == [(0,)]
+    server.execute("DROP STREAM notes")
+    assert "notes" not in {r[0] for r in server.query("SHOW STREAMS")}
+    server.execute("DROP STREAM IF EXISTS notes")
+
+
+def test_pump_outlives_its_client_and_pumps_chain(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    write_rows(source, "a", [row(i, name=f"n{i}") for i in range(5)])
+    # Created from a PyHive session that closes right away.
+    server.execute(
+        "CREATE STREAM s1 (id INT, name STRING)",
+        "CREATE STREAM s2 (id INT, doubled INT)",
+        "CREATE PUMP p1 AS INSERT INTO s1 SELECT STREAM ROWTIME, id, name FROM STREAM src",
+    )
+    # Chained pump created from a Spark Connect client that then goes away.
+    pytest.importorskip("grpc")
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(f"sc://127.0.0.1:{server.connect_port}").getOrCreate()
+    spark.sql("CREATE PUMP p2 AS INSERT INTO s2 (doubled, id) SELECT STREAM ROWTIME, id * 2, id FROM STREAM s1")
+    spark.stop()
+    write_rows(source, "b", [row(i, name=f"n{i}") for i in range(5, 10)])
+    wait_until(lambda: ids(server, "s2") == list(range(10)), what="s2 to hold ids 0..9")
+    assert server.query("SELECT id, doubled FROM s2 WHERE id = 7") == [(7, 14)]
+    assert ids(server, "s1") == list(range(10))
+    # ROWTIME is carried through the chain.
+    assert server.query("SELECT ROWTIME FROM s2 WHERE id = 3") == [(datetime(2024, 1, 1, 10, 0, 3),)]
+    state = wait_until(lambda: (p := pumps(server)) and p["p1"]["idle"] and p["p2"]["idle"] and p, what="idle pumps")
+    assert state["p1"]["state"] == state["p2"]["state"] == "RUNNING"
+    assert state["p1"]["rows_out"] == 10 and state["p2"]["rows_out"] == 10
+    assert state["p1"]["target"] == "default.s1"
+    assert state["p1"]["watermark"] is not None
+    described = dict(server.query("DESCRIBE PUMP p2"))
+    assert described["target"] == "default.s2" and described["columns"] == "doubled, id"
+    assert described["query"].startswith("SELECT STREAM ROWTIME, id * 2")
+
+
+def test_two_pumps_write_one_stream(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    server.execute(
+        "CREATE STREAM merged (id INT, origin STRING)",
+        "CREATE PUMP m1 AS INSERT INTO merged SELECT STREAM ROWTIME, id, 'm1' FROM STREAM src",
+        "CREATE PUMP m2 AS INSERT INTO merged SELECT STREAM ROWTIME, id + 1000, 'm2' FROM STREAM src",
+    )
+    expected = sorted([*range(10), *range(1000, 1010)])
+    wait_until(lambda: ids(server, "merged") == expected, what="both pumps' rows in merged")
+    assert server.query("SELECT origin, count(*) FROM merged GROUP BY origin ORDER BY origin") == [("m1", 10), ("m2", 10)]
+    writers = {r[0]: r[3] for r in server.query("SHOW STREAMS")}
+    assert writers["merged"] == "m1,m2"
+    assert "cannot be dropped" in error_of(server, "DROP STREAM merged")
+    server.execute("DROP PUMP m1", "DROP PUMP m2")  # running pumps: stopped first
+    assert "m1" not in pumps(server) and "m2" not in pumps(server)
+    server.execute("DROP STREAM merged")
+
+
+def test_alter_pump_stop_and_start(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    server.execute(
+        "CREATE STREAM paused (id INT)",
+        "CREATE PUMP pz STOPPED AS INSERT INTO paused SELECT STREAM ROWTIME, id FROM STREAM src",
+    )
+    assert pumps(server)["pz"]["state"] == "STOPPED"
+    server.execute("ALTER PUMP pz START")
+    wait_until(lambda: len(ids(server, "paused")) == 10, what="pz to copy src")
+    server.execute("ALTER PUMP pz STOP")
+    assert pumps(server)["pz"]["state"] == "STOPPED"
+    write_rows(source, "c", [row(i, name="c") for i in range(10, 12)])
+    wait_until(lambda: ids(server, "s1")[-2:] == [10, 11], what="p1 to copy file c")
+    assert len(ids(server, "paused")) == 10  # a stopped pump does not move
+    server.execute("ALTER PUMP pz START")
+    wait_until(lambda: ids(server, "paused") == list(range(12)), what="pz to resume where it stopped")
+    server.execute("DROP PUMP pz", "DROP STREAM paused")
+
+
+def test_bad_ddl_fails_naming_the_object_and_changes_nothing(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    before_pumps, before_streams = set(pumps(server)), server.query("SHOW STREAMS")
+    server.execute("CREATE TABLE plain_t (id INT) USING parquet")
+    checks = {
+        "CREATE PUMP bad1 AS INSERT INTO s1 SELECT STREAM ROWTIME, nosuch, name FROM STREAM src": ["bad1", "nosuch"],
+        "CREATE PUMP bad2 AS INSERT INTO plain_t SELECT STREAM ROWTIME, id FROM STREAM src": ["bad2", "plain_t", "not a stream"],
+        "CREATE PUMP bad3 AS INSERT INTO nowhere SELECT STREAM ROWTIME, id FROM STREAM src": ["bad3", "nowhere", "does not exist"],
+        "CREATE PUMP bad4 AS INSERT INTO s1 (nope) SELECT STREAM ROWTIME, id FROM STREAM src": ["bad4", "no column nope"],
+        "CREATE PUMP bad5 AS INSERT INTO s1 SELECT STREAM ROWTIME, id FROM STREAM src": ["bad5", "1 column(s)", "takes 2"],
+        "CREATE PUMP bad6 AS INSERT INTO s1 SELECT ROWTIME, id, name FROM s1": ["bad6", "reads no stream"],
+        f"CREATE STREAM bad7 (id INT) WITH (format = 'json', path = '{source}')": ["bad7", "no rowtime"],
+        "CREATE STREAM bad8 (id INT) WITH (colour = 'red')": ["bad8", "unknown option colour"],
+        "CREATE PUMP p1 AS INSERT INTO s1 SELECT STREAM ROWTIME, id, name FROM STREAM src": ["p1", "already exists"],
+        "ALTER PUMP ghost START": ["ghost", "does not exist"],
+        "CREATE STREAM s1 (id INT)": ["s1", "already exists"],
+        "CREATE OR REPLACE STREAM s1 (id INT)": ["s1", "p1", "write it"],
+    }
+    for sql, words in checks.items():
+        message = error_of(server, sql)
+        for word in words:
+            assert word in message, (sql, message[:500])
+    assert set(pumps(server)) == before_pumps
+    assert server.query("SHOW STREAMS") == before_streams
+    syntax = error_of(server, "CREATE PUMP p9 AS INSERT s1 SELECT 1")
+    assert "PARSE_SYNTAX_ERROR" in syntax and "expected INTO" in syntax
+
+
+def test_a_failed_pump_shows_its_error_and_others_keep_running(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    server.execute(
+        "CREATE STREAM nums (id INT, n INT)",
+        # ANSI casts fail at run time on a name that is not a number.
+        "CREATE PUMP fragile AS INSERT INTO nums SELECT STREAM ROWTIME, id, CAST(name AS INT) FROM STREAM src",
+    )
+    failed = wait_until(lambda: (p := pumps(server)) and p["fragile"]["state"] == "FAILED" and p, what="fragile to fail")
+    assert "CAST" in failed["fragile"]["error"].upper() or "cast" in failed["fragile"]["error"]
+    assert failed["p1"]["state"] == "RUNNING"
+    write_rows(source, "d", [row(12, name="d")])
+    wait_until(lambda: ids(server, "s1")[-1] == 12, what="p1 to keep running")
+    server.execute("DROP PUMP fragile", "DROP STREAM nums")
+
+
+def test_pumps_come_back_after_a_restart(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    server.execute("ALTER PUMP p2 STOP")
+    server.stop()
+    server.thrift_port, server.connect_port = free_port(), free_port()
+    write_rows(source, "e", [row(13, name="e")])
+    server.start()
+    state = pumps(server)
+    assert state["p1"]["state"] == "RUNNING" and state["p2"]["state"] == "STOPPED"
+    wait_until(lambda: ids(server, "s1")[-1] == 13, what="p1 to run after the restart")
+    assert ids(server, "s1") == list(range(14))
