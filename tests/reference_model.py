@@ -57,6 +57,9 @@ __all__ = [
     "multiset",
     "sort_key",
     "sql_eq",
+    "step_floor",
+    "tumbling_groups",
+    "unit_floor",
 ]
 
 Row = dict[str, Any]
@@ -344,6 +347,64 @@ def equi(left: str, left_column: str, right: str, right_column: str) -> Conditio
 
     condition.__doc__ = f"{left}.{left_column} = {right}.{right_column}"
     return condition
+
+
+# ------------------------------------------------------------------------------------------------
+# Section 11: tumbling windows (STEP and FLOOR ... TO in GROUP BY)
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def step_floor(t: datetime, step: timedelta) -> datetime:
+    """``STEP(t BY step)``: ``t`` floored to a whole number of steps since 1970-01-01 00:00 (UTC)."""
+    micros = (t - _EPOCH) // timedelta(microseconds=1)
+    size = step // timedelta(microseconds=1)
+    return _EPOCH + timedelta(microseconds=micros - micros % size)
+
+
+def unit_floor(t: datetime, unit: str) -> tuple[datetime, datetime]:
+    """``FLOOR(t TO unit)`` in UTC and the start of the next unit: the window ``[start, end)``."""
+    if unit == "SECOND":
+        start = t.replace(microsecond=0)
+        return start, start + timedelta(seconds=1)
+    if unit == "MINUTE":
+        start = t.replace(second=0, microsecond=0)
+        return start, start + timedelta(minutes=1)
+    if unit == "HOUR":
+        start = t.replace(minute=0, second=0, microsecond=0)
+        return start, start + timedelta(hours=1)
+    day = t.replace(hour=0, minute=0, second=0, microsecond=0)
+    if unit == "DAY":
+        return day, day + timedelta(days=1)
+    if unit == "WEEK":  # weeks start on Monday, as Spark's date_trunc has them
+        start = day - timedelta(days=day.weekday())
+        return start, start + timedelta(days=7)
+    first = day.replace(day=1)
+    months = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
+    if unit == "QUARTER":
+        first = first.replace(month=(first.month - 1) // 3 * 3 + 1)
+    elif unit == "YEAR":
+        first = first.replace(month=1)
+    m = first.month - 1 + months
+    return first, first.replace(year=first.year + m // 12, month=m % 12 + 1)
+
+
+def tumbling_groups(
+    rows: Sequence[Row],
+    rowtime: str,
+    window: Callable[[datetime], tuple[datetime, datetime]],
+    key: Callable[[Row], tuple[Any, ...]],
+) -> dict[tuple[Any, ...], list[Row]]:
+    """Rows grouped by ``key`` and the tumbling window ``[start, end)`` of their rowtime
+    (docs/semantics.md §11): ``{(end, start, *key): rows}``. The group's output ``ROWTIME`` is
+    ``end``; a row whose rowtime is NULL is in no group."""
+    groups: dict[tuple[Any, ...], list[Row]] = {}
+    for r in rows:
+        if r[rowtime] is None:
+            continue
+        start, end = window(r[rowtime])
+        groups.setdefault((end, start, *key(r)), []).append(r)
+    return groups
 
 
 # ------------------------------------------------------------------------------------------------

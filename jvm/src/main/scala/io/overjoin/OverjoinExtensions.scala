@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
-import io.overjoin.catalyst.analysis.{ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteWindowedJoins}
+import io.overjoin.catalyst.analysis.{ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteTumblingAggregates, RewriteWindowedJoins}
 import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
@@ -26,10 +26,13 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
 
     // Resolution, in Spark's own resolution batch because each step needs Spark's resolution in
     // between: inputs resolved -> rowtimes and watermarks chosen (and NATURAL/USING settled before
-    // Spark resolves them) -> join conditions resolved -> time conditions and ROWTIME -> ROWTIME
-    // references bound -> ordered emission once the whole query is resolved.
+    // Spark resolves them) -> join conditions resolved -> time conditions and ROWTIME -> tumbling
+    // windows -> ROWTIME references bound -> ordered emission once the whole query is resolved.
     extensions.injectResolutionRule { _ => ResolveStreamJoinInputs }
     extensions.injectResolutionRule { _ => RewriteWindowedJoins }
+    // Tumbling windows (GROUP BY STEP/FLOOR of ROWTIME) before ROWTIME is bound: in their select
+    // list ROWTIME is the window's end, not the rows' rowtime.
+    extensions.injectResolutionRule { _ => RewriteTumblingAggregates }
     extensions.injectResolutionRule { _ => BindRowtimeReferences }
     extensions.injectResolutionRule { _ => ApplyOrderedEmit }
 

@@ -134,6 +134,9 @@ object OverjoinErrors {
   def asofExtraConditions(condition: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ASOF_EXTRA_CONDITIONS", Origin(), "condition" -> condition)
 
+  def twoTumblingWindows(first: String, second: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.TWO_TUMBLING_WINDOWS", Origin(), "first" -> first, "second" -> second)
+
   def orderedEmitWithoutRowtime(): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ORDERED_EMIT_WITHOUT_ROWTIME", Origin())
 

@@ -7,7 +7,7 @@ package io.overjoin.model
  * text carry the same offsets, which is how the two are matched.
  *
  * `selectStart` is the offset of the block's `SELECT`; `selectStream` whether it says
- * `SELECT STREAM`.
+ * `SELECT STREAM`; `timeFloors` its `STEP` and `FLOOR ... TO` calls.
  */
 final case class StreamBlock(
     id: Int,
@@ -15,7 +15,8 @@ final case class StreamBlock(
     selectStream: Boolean,
     inputs: Seq[StreamInput],
     joins: Seq[JoinInfo],
-    rowtimeRefs: Seq[RowtimeRef])
+    rowtimeRefs: Seq[RowtimeRef],
+    timeFloors: Seq[TimeFloorCall] = Nil)
 
 /**
  * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).

@@ -12,7 +12,7 @@ import io.overjoin.parser.Keywords.{AfterWindowClause, ClauseWords, SetOperators
  * `SELECT`, at any depth), reads the block's `FROM` clause into join inputs and joins, and decides
  * by that grammar whether the block is in the streaming dialect (docs/syntax.md, "When a statement
  * is overjoin's"): `SELECT STREAM`, `OVER` after a `FROM` relation, `WITHIN`, `ASOF JOIN`,
- * `FOR SYSTEM_TIME AS OF PROCTIME()` or `TUMBLE`/`HOP`.
+ * `FOR SYSTEM_TIME AS OF PROCTIME()`, `TUMBLE`/`HOP`, or `STEP(ts BY ...)`/`FLOOR(ts TO ...)`.
  *
  * Expressions are not parsed: they are balanced token runs that Spark's parser reads later. What
  * this parser cannot follow (PIVOT, LATERAL VIEW, ...) ends its reading of that FROM clause, so the
@@ -32,16 +32,19 @@ final class QueryBlockScanner private (c: TokenCursor) {
   private val inputs = new InputParser(c, windows, intervals)
   private val joins = new JoinParser(c, inputs, intervals)
   private val expressions = new ExpressionScanner(c)
+  private val timeFloors = new TimeFloorParser(c, intervals)
 
   private val blocks = ArrayBuffer.empty[StreamBlock]
   private val blockBlanks = mutable.Map.empty[Int, Seq[(Int, Int)]]
+  private val blockReplacements = mutable.Map.empty[Int, Seq[Replacement]]
 
   def scan(): ScanResult = {
     if (!c.balanced) return ScanResult.NotOurs
     scanRange(0, c.n)
     val ours = blocks.sortBy(_.selectStart).toSeq
     if (ours.isEmpty) return ScanResult.NotOurs
-    ScanResult(ours, ours.flatMap(b => blockBlanks.getOrElse(b.id, Nil)), sServerSpellings())
+    ScanResult(ours, ours.flatMap(b => blockBlanks.getOrElse(b.id, Nil)),
+      sServerSpellings() ++ ours.flatMap(b => blockReplacements.getOrElse(b.id, Nil)))
   }
 
   /**
@@ -125,6 +128,11 @@ final class QueryBlockScanner private (c: TokenCursor) {
     }
     applyWithin(b)
     if (b.inputs.exists(_.window.isDefined)) b.dialect = true
+    val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
+      Seq((clauseEnd, windowIdx), (windowEnd, end))
+    // STEP(ts BY ...) and FLOOR(ts TO ...) are not Spark SQL: a block holding one is ours.
+    val floors = exprRanges.flatMap { case (f, t) => timeFloors.calls(f, t) }
+    if (floors.nonEmpty) b.dialect = true
     if (b.dialect) {
       b.pending.headOption.foreach(_.apply())
       val id = blocks.size
@@ -135,12 +143,12 @@ final class QueryBlockScanner private (c: TokenCursor) {
           tvf = in.tvf)
       }.toSeq
       val names = blockInputs.map(_.name.toLowerCase).toSet
-      val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
-        Seq((clauseEnd, windowIdx), (windowEnd, end))
       exprRanges.foreach { case (f, t) => expressions.checkWindowNamesAsQualifiers(f, t, b, usedNames, names) }
       val refs = exprRanges.flatMap { case (f, t) => expressions.rowtimeRefs(f, t, names, listStart, fromIdx) }
-      blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs)
-      blockBlanks(id) = b.blanks.toSeq
+      blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs,
+        floors.map(_.call))
+      blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks)
+      blockReplacements(id) = floors.flatMap(_.replacements)
     }
 
     // Nested blocks: subqueries anywhere inside this one.

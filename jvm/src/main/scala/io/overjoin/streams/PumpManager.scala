@@ -13,6 +13,8 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.apache.spark.sql.types.{StructType, TimestampType}
 
+import org.apache.spark.sql.overjoin.ImplicitRowtime
+
 import io.overjoin.streaming.LateRows
 
 /**
@@ -199,11 +201,18 @@ object PumpManager extends Logging {
     val targetId = Streams.identifier(s, d.target)
     val target = Streams.lookup(s, targetId).getOrElse(
       throw new IllegalArgumentException(s"pump ${d.name}: the target ${d.target} does not exist"))
-    val df = s.sql(d.query)
+    val query = s.sql(d.query)
+    val df = if (hasRowtime(d, query.schema)) query else ImplicitRowtime.add(s, query).getOrElse(query)
     if (!df.isStreaming) throw new IllegalArgumentException(
       s"pump ${d.name}: the query reads no stream (write SELECT STREAM ... FROM STREAM name)")
     (df, projection(d, df.schema, Streams.writeSchema(target)), target)
   }
+
+  /** Whether the query gives the target its ROWTIME itself (see [[projection]]). */
+  private def hasRowtime(d: PumpDefinition, out: StructType): Boolean =
+    d.columns.exists(_.equalsIgnoreCase(Streams.Rowtime)) ||
+      out.fields.exists(_.name.equalsIgnoreCase(Streams.Rowtime)) ||
+      out.fields.count(_.metadata.contains("spark.watermarkDelayMs")) == 1
 
   private def start(d: PumpDefinition): Running = {
     val (df, project, target) = plan(d)
@@ -237,7 +246,7 @@ object PumpManager extends Logging {
       else {
         val byName = outIdx.filter(i => out.fields(i).name.equalsIgnoreCase(rt))
         val byWatermark = outIdx.filter(i => out.fields(i).metadata.contains("spark.watermarkDelayMs"))
-        val idx = if (byName.size == 1) byName.head else if (byWatermark.size == 1) byWatermark.head
+        val idx = if (byName.nonEmpty) byName.head else if (byWatermark.size == 1) byWatermark.head
           else throw new IllegalArgumentException(
             s"pump ${d.name}: the query must select ROWTIME (the rowtime its rows get in ${d.target})")
         (Some(idx), outIdx.filterNot(_ == idx))

@@ -1,5 +1,6 @@
 package io.overjoin.catalyst.analysis
 
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
@@ -20,7 +21,8 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
     if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
     plan.transformUp {
-      case p if !p.isInstanceOf[StreamJoinOutput] && p.expressions.exists(_.exists(_.isInstanceOf[RowtimeReference])) =>
+      case p if !p.isInstanceOf[StreamJoinOutput] && !RewriteTumblingAggregates.waiting(p) &&
+        p.expressions.exists(_.exists(_.isInstanceOf[RowtimeReference])) =>
         bind(p)
     }
   }
@@ -28,15 +30,18 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
   private def bind(p: LogicalPlan): LogicalPlan = {
     val outputs = p.children.flatMap(_.collect { case o: StreamJoinOutput => o })
     if (outputs.isEmpty) return p
-    p.transformExpressions {
-      case ref @ RowtimeReference(b, q, _) =>
-        outputs.find(_.block == b) match {
-          case Some(o) => q match {
-            case None => o.rowtime
-            case Some(name) => o.inputRowtimes.getOrElse(name.toLowerCase, ref)
-          }
-          case None => ref
+    p.transformExpressions { case ref: RowtimeReference => bindIn(ref, outputs) }
+  }
+
+  /** `e` with each `ROWTIME` of a block in `outputs` replaced by its attribute. */
+  def bindIn(e: Expression, outputs: Seq[StreamJoinOutput]): Expression = e.transform {
+    case ref @ RowtimeReference(b, q, _) =>
+      outputs.find(_.block == b) match {
+        case Some(o) => q match {
+          case None => o.rowtime
+          case Some(name) => o.inputRowtimes.getOrElse(name.toLowerCase, ref)
         }
-    }
+        case None => ref
+      }
   }
 }

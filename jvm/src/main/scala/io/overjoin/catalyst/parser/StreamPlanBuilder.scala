@@ -2,15 +2,15 @@ package io.overjoin.catalyst.parser
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedEventTimeWatermark}
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryAlias}
 import org.apache.spark.sql.catalyst.trees.TreeNode
 
-import io.overjoin.catalyst.expressions.RowtimeReference
+import io.overjoin.catalyst.expressions.{RowtimeReference, TimeFloor}
 import io.overjoin.catalyst.plans.logical.{StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput}
+import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput, TimeFloorCall}
 
 /**
  * Puts overjoin's nodes into the plan Spark's parser made of the blanked text. Because blanking
@@ -21,7 +21,9 @@ import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput}
  *    `SubqueryAlias` over `UnresolvedRelation`, or a subquery) is wrapped in a [[WindowedInput]];
  *  - the join tree of each block's inputs gets a [[StreamJoinRoot]] on top;
  *  - each `ROWTIME` reference becomes a [[RowtimeReference]] (with an alias when it is a whole
- *    select item, so the column is still called ROWTIME).
+ *    select item, so the column is still called ROWTIME);
+ *  - each `STEP(ts BY ...)`/`FLOOR(ts TO ...)`, which Spark read as a call of two arguments,
+ *    becomes a [[TimeFloor]] of its first.
  */
 object StreamPlanBuilder {
 
@@ -32,6 +34,8 @@ object StreamPlanBuilder {
       scan.blocks.flatMap(b => b.inputs.map(i => i.start -> (b, i))).toMap
     val refsAt: Map[Int, (StreamBlock, RowtimeRef)] =
       scan.blocks.flatMap(b => b.rowtimeRefs.map(r => r.start -> (b, r))).toMap
+    val floorsAt: Map[Int, (StreamBlock, TimeFloorCall)] =
+      scan.blocks.flatMap(b => b.timeFloors.map(f => f.start -> (b, f))).toMap
     val blocks = scan.blocks.map(b => b.id -> b).toMap
 
     // Plans held outside `children` (EXPLAIN's query, for one) are visited too.
@@ -67,6 +71,7 @@ object StreamPlanBuilder {
     targets.foreach { case (s, p) => inputOf.put(p, s) }
     val wrapped = mutable.Set.empty[Int]
     val replaced = mutable.Set.empty[Int]
+    val floorsReplaced = mutable.Set.empty[Int]
 
     def rewrite(p: LogicalPlan): LogicalPlan = {
       val withInputs = p.transformDown {
@@ -83,7 +88,16 @@ object StreamPlanBuilder {
             fromTreeBlock(c).map(id => StreamJoinRoot(blocks(id), c)).getOrElse(c)
           })
       }
-      val withRefs = if (refsAt.isEmpty) withRoots else withRoots.transformAllExpressionsWithPruning(_ => true) {
+      val withRefs = if (refsAt.isEmpty && floorsAt.isEmpty) withRoots else withRoots.transformAllExpressionsWithPruning(_ => true) {
+        case f: UnresolvedFunction if startOf(f).exists(floorsAt.contains) && f.arguments.size == 2 =>
+          val (b, call) = floorsAt(startOf(f).get)
+          floorsReplaced += call.start
+          val arg = f.arguments.head
+          val onRowtime = arg match {
+            case a: UnresolvedAttribute => startOf(a).exists(s => refsAt.get(s).exists(r => isRowtimeName(a, r._2)))
+            case _ => false
+          }
+          TimeFloor(b.id, call, arg, overRowtime = onRowtime && call.stepNumber.isEmpty)
         case a: UnresolvedAttribute if startOf(a).exists(refsAt.contains) && isRowtimeName(a, refsAt(startOf(a).get)._2) =>
           val (b, ref) = refsAt(startOf(a).get)
           replaced += ref.start
@@ -108,6 +122,10 @@ object StreamPlanBuilder {
     val lost = refsAt.keySet -- replaced
     if (lost.nonEmpty) {
       throw OverjoinErrors.internal(s"no expression for the ROWTIME reference at offset ${lost.min}")
+    }
+    val lostFloors = floorsAt.keySet -- floorsReplaced
+    if (lostFloors.nonEmpty) {
+      throw OverjoinErrors.internal(s"no expression for the call ${floorsAt(lostFloors.min)._2.text}")
     }
     result
   }

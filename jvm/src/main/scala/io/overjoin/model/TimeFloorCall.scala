@@ -1,0 +1,26 @@
+package io.overjoin.model
+
+/**
+ * A `STEP(ts BY interval)` or `FLOOR(ts TO unit)` call in a streaming-dialect query block
+ * (docs/semantics.md §11), as the parser found it. `start` is the offset of the function's name:
+ * Spark's function call node for the same text starts there too.
+ *
+ * `STEP` floors to a multiple of `stepMicros` since 1970-01-01 00:00:00 UTC (or, with a number
+ * after `BY`, of `stepNumber`); `FLOOR` truncates to the start of its `unit` in the session time
+ * zone. Grouped by over a rowtime, either makes a tumbling window (rewritten by
+ * [[io.overjoin.catalyst.analysis.RewriteTumblingAggregates]]).
+ */
+final case class TimeFloorCall(
+    start: Int,
+    function: String,
+    text: String,
+    stepMicros: Option[Long] = None,
+    stepNumber: Option[String] = None,
+    unit: Option[String] = None) {
+  def isStep: Boolean = function == "STEP"
+}
+
+object TimeFloorCall {
+  /** The units `FLOOR(ts TO unit)` takes: those of Spark's `date_trunc` that KDA and s-Server write. */
+  val FloorUnits: Seq[String] = Seq("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND")
+}

@@ -1,0 +1,92 @@
+package io.overjoin.parser
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.overjoin.errors.OverjoinErrors
+import io.overjoin.model.{Replacement, TimeFloorCall}
+
+/**
+ * The production `time-floor` of docs/syntax.md: Kinesis Data Analytics' and s-Server's
+ * `STEP(ts BY INTERVAL '60' SECOND)` (or `BY n` for a number) and `FLOOR(ts TO MINUTE)`. Neither
+ * is Spark SQL, so each makes its query block overjoin's.
+ *
+ * Spark's parser reads the call as a function of two arguments: `BY`/`TO` becomes a comma and
+ * what follows it a `0`, the rest blanked (same length, so every offset stays):
+ * {{{
+ *   STEP(s.ROWTIME BY INTERVAL '60' SECOND)   ==>   STEP(s.ROWTIME ,  0                 )
+ *   FLOOR(ROWTIME TO MINUTE)                  ==>   FLOOR(ROWTIME ,  0     )
+ * }}}
+ * and [[io.overjoin.catalyst.parser.StreamPlanBuilder]] swaps that call for overjoin's expression.
+ */
+private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalParser) {
+  import c.tokens
+
+  /** What Spark's parser must read instead of the calls' own syntax. */
+  final case class Found(call: TimeFloorCall, replacements: Seq[Replacement], blanks: Seq[(Int, Int)])
+
+  /** Every call in tokens [from, to), subqueries (other blocks) skipped. */
+  def calls(from: Int, to: Int): Seq[Found] = {
+    val out = ArrayBuffer.empty[Found]
+    var i = from
+    while (i < to) {
+      val t = tokens(i)
+      if (t.isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)) {
+        i = c.close(i, to) + 1
+      } else if (t.kind == TokenKind.Word && (t.isWord("STEP") || t.isWord("FLOOR")) && i + 1 < to &&
+        tokens(i + 1).isSymbol("(") && !(i > 0 && tokens(i - 1).isSymbol("."))) {
+        val close = c.close(i + 1, to)
+        val word = if (t.isWord("STEP")) "BY" else "TO"
+        val sep = c.findAtDepth0(i + 2, close)(k => tokens(k).isWord(word))
+        if (sep < close) out += call(i, sep, close)
+        // Calls inside the argument (FLOOR(STEP(...) TO HOUR)) are found as the scan goes on.
+        i += 2
+      } else i += 1
+    }
+    out.toSeq
+  }
+
+  private def call(at: Int, sep: Int, close: Int): Found = {
+    val fn = tokens(at).upper
+    val text = c.text(at, close + 1)
+    if (sep == at + 2) c.syntax(sep, s"the time to floor before ${tokens(sep).upper}")
+    if (sep + 1 >= close) c.syntax(close, if (fn == "STEP") "an interval such as INTERVAL '60' SECOND" else
+      s"a unit (${TimeFloorCall.FloorUnits.mkString(", ")})")
+    val first = tokens(sep + 1)
+    val last = tokens(close - 1)
+    val replacements = Seq(Replacement(tokens(sep).start, ", "), Replacement(first.start, "0"))
+    val blanks = if (last.end > first.start + 1) Seq((first.start + 1, last.end)) else Nil
+    val parsed = if (fn == "STEP") step(at, sep, close, text) else floor(sep, close, text)
+    Found(parsed.copy(start = tokens(at).start), replacements, blanks)
+  }
+
+  private def step(at: Int, sep: Int, close: Int, text: String): TimeFloorCall = {
+    val v = tokens(sep + 1)
+    if (v.kind == TokenKind.Number) {
+      if (sep + 2 < close) c.syntax(sep + 2, "')' after the step")
+      if (BigDecimal(v.text.filterNot(_.isLetter)) <= 0)
+        throw OverjoinErrors.syntaxDetail(c.span(v), v.text, "the step of STEP must be greater than zero")
+      return TimeFloorCall(0, "STEP", text, stepNumber = Some(v.text))
+    }
+    if (!v.isWord("INTERVAL")) c.syntax(sep + 1, "an interval such as INTERVAL '60' SECOND, or a number")
+    (sep + 1 until close).find(k => tokens(k).isWordIn(Set("YEAR", "YEARS", "MONTH", "MONTHS", "QUARTER", "QUARTERS")))
+      .foreach { k =>
+        throw OverjoinErrors.syntaxDetail(c.span(tokens(k)), tokens(k).text,
+          s"STEP takes an interval of fixed length (SECOND, MINUTE, HOUR or DAY); " +
+            s"for calendar ${tokens(k).upper.stripSuffix("S").toLowerCase}s write FLOOR(ts TO ${tokens(k).upper.stripSuffix("S")})")
+      }
+    val (micros, next) = intervals.interval(sep + 1, close, text, allowNegative = false)
+    if (next < close) c.syntax(next, "')' after the interval")
+    if (micros <= 0) throw OverjoinErrors.syntaxDetail(c.span(v, tokens(close - 1)), c.text(sep + 1, close),
+      "the interval of STEP must be longer than zero")
+    TimeFloorCall(0, "STEP", text, stepMicros = Some(micros))
+  }
+
+  private def floor(sep: Int, close: Int, text: String): TimeFloorCall = {
+    val u = tokens(sep + 1)
+    val unit = u.upper.stripSuffix("S")
+    if (u.kind != TokenKind.Word || !TimeFloorCall.FloorUnits.contains(unit))
+      c.syntax(sep + 1, s"a unit (${TimeFloorCall.FloorUnits.mkString(", ")})")
+    if (sep + 2 < close) c.syntax(sep + 2, "')' after the unit")
+    TimeFloorCall(0, "FLOOR", text, unit = Some(unit))
+  }
+}

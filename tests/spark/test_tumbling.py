@@ -1,0 +1,217 @@
+"""Tumbling windows: ``GROUP BY ... STEP(ROWTIME BY ...)`` and ``FLOOR(ROWTIME TO unit)``
+(docs/semantics.md §11), against the reference model, over tables (replay) and as streams.
+
+A group's ``ROWTIME`` is its window's end; the ``STEP``/``FLOOR`` expression in the select list is
+the window's start; ``ROWTIME`` inside an aggregate function is the rows' own. A stream emits a
+group once the watermark passes its end, so it returns replay's groups except those whose window
+the watermark never passed.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+import pytest
+from pyspark.errors import AnalysisException, ParseException
+
+from tests.reference_model import Row, step_floor, tumbling_groups, unit_floor
+from tests.spark.streams import make_stream, run_stream
+
+T0 = datetime(2024, 3, 30, 22, 0, 0)  # a month end and a week end nearby
+SEC = timedelta(seconds=1)
+
+STEPS = {
+    "INTERVAL '10' SECOND": timedelta(seconds=10),
+    "INTERVAL '1' MINUTE": timedelta(minutes=1),
+    "INTERVAL '90' SECOND": timedelta(seconds=90),
+    "INTERVAL '1:30' MINUTE TO SECOND": timedelta(seconds=90),
+    "INTERVAL '2' HOUR": timedelta(hours=2),
+    "INTERVAL '1' DAY": timedelta(days=1),
+}
+UNITS = ["SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"]
+
+
+def generated_rows(rng: random.Random, n: int, spread: timedelta, nulls: bool = True) -> list[Row]:
+    rows = []
+    for i in range(n):
+        t = T0 + timedelta(microseconds=rng.randrange(int(spread / timedelta(microseconds=1))))
+        rows.append({"id": i, "k": rng.randint(0, 2), "v": rng.randint(-5, 9), "ROWTIME": t})
+    if nulls:
+        rows.append({"id": n, "k": 0, "v": 1, "ROWTIME": None})
+    return rows
+
+
+def table(spark: Any, name: str, rows: list[Row]) -> None:
+    spark.createDataFrame(rows, "id INT, k INT, v INT, ROWTIME TIMESTAMP").createOrReplaceTempView(name)
+
+
+def model_rows(rows: list[Row], window: Callable[[datetime], tuple[datetime, datetime]]) -> list[tuple]:
+    """``SELECT ROWTIME, <floor> AS ws, k, COUNT(*), SUM(v), MAX(ROWTIME) ... GROUP BY k, <floor>``."""
+    groups = tumbling_groups(rows, "ROWTIME", window, lambda r: (r["k"],))
+    return sorted(
+        (end, start, k, len(g), sum(r["v"] for r in g), max(r["ROWTIME"] for r in g))
+        for (end, start, k), g in groups.items()
+    )
+
+
+def query(source: str, floor: str) -> str:
+    return (
+        f"SELECT STREAM ROWTIME, {floor} AS ws, k, COUNT(*) AS n, SUM(v) AS total, MAX(s.ROWTIME) AS latest "
+        f"FROM {source} AS s GROUP BY k, {floor}"
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_step_groups_over_a_table_match_the_model(spark, seed: int) -> None:
+    rng = random.Random(seed)
+    spelling, size = rng.choice(sorted(STEPS.items()))
+    rows = generated_rows(rng, 60, rng.choice([timedelta(minutes=5), timedelta(hours=9), timedelta(days=3)]))
+    table(spark, "tumble_t", rows)
+    got = sorted(tuple(r) for r in spark.sql(query("tumble_t", f"STEP(s.ROWTIME BY {spelling})")).collect())
+    expected = model_rows(rows, lambda t: (step_floor(t, size), step_floor(t, size) + size))
+    assert got == expected, spelling
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_floor_groups_over_a_table_match_the_model(spark, unit: str) -> None:
+    rng = random.Random(unit)
+    rows = generated_rows(rng, 80, {"SECOND": 20 * SEC, "MINUTE": timedelta(minutes=20)}.get(unit, timedelta(days=400)))
+    table(spark, "tumble_t", rows)
+    got = sorted(tuple(r) for r in spark.sql(query("tumble_t", f"FLOOR(ROWTIME TO {unit})")).collect())
+    assert got == model_rows(rows, lambda t: unit_floor(t, unit))
+
+
+def test_scalar_step_and_floor_outside_group_by(spark) -> None:
+    rows = generated_rows(random.Random(7), 40, timedelta(days=40), nulls=False)
+    rows.append({"id": 99, "k": 0, "v": 0, "ROWTIME": datetime(1969, 12, 31, 23, 59, 59, 500000)})
+    table(spark, "tumble_t", rows)
+    got = spark.sql(
+        "SELECT STREAM id, STEP(ROWTIME BY INTERVAL '15' MINUTE) AS q, FLOOR(s.ROWTIME TO MONTH) AS m, "
+        "STEP(v BY 4) AS v4, FLOOR(v) AS plain FROM tumble_t AS s"
+    ).collect()
+    by_id = {r["id"]: r for r in rows}
+    for r in got:
+        t = by_id[r["id"]]["ROWTIME"]
+        assert r["q"] == step_floor(t, timedelta(minutes=15))
+        assert r["m"] == unit_floor(t, "MONTH")[0]
+        assert r["v4"] == by_id[r["id"]]["v"] - by_id[r["id"]]["v"] % 4  # floor to a multiple of 4
+        assert r["plain"] == by_id[r["id"]]["v"]  # FLOOR without TO is Spark's own
+    assert len(got) == len(rows)
+
+
+def test_plain_select_groups_too_and_having_works(spark) -> None:
+    rows = generated_rows(random.Random(3), 50, timedelta(minutes=4), nulls=False)
+    table(spark, "tumble_t", rows)
+    got = sorted(
+        tuple(r)
+        for r in spark.sql(
+            "SELECT k, COUNT(*) AS n FROM tumble_t GROUP BY k, STEP(tumble_t.ROWTIME BY INTERVAL '1' MINUTE) "
+            "HAVING COUNT(*) > 2"
+        ).collect()
+    )
+    groups = tumbling_groups(rows, "ROWTIME", lambda t: (step_floor(t, 60 * SEC), step_floor(t, 60 * SEC) + 60 * SEC),
+                             lambda r: (r["k"],))
+    assert got == sorted((k, len(g)) for (_, _, k), g in groups.items() if len(g) > 2)
+
+
+@pytest.mark.streaming
+@pytest.mark.parametrize("seed", range(3))
+def test_stream_emits_each_closed_window_once_as_replay_does(spark, seed: int) -> None:
+    """Rows arrive out of order within the lateness; a group leaves once the watermark passes its end."""
+    rng = random.Random(100 + seed)
+    spelling, size = rng.choice([("INTERVAL '10' SECOND", 10 * SEC), ("INTERVAL '1' MINUTE", 60 * SEC)])
+    floor = rng.choice([f"STEP(s.ROWTIME BY {spelling})", f"STEP(ROWTIME BY {spelling})"])
+    if size == 60 * SEC and rng.random() < 0.5:
+        floor = "FLOOR(ROWTIME TO MINUTE)"
+    lateness = 20 * SEC
+    rows = sorted(generated_rows(rng, 120, timedelta(minutes=6), nulls=False), key=lambda r: r["ROWTIME"])
+    # Out of order, but never by more than the lateness: shuffle within 15-second buckets.
+    buckets: dict[int, list[Row]] = {}
+    for r in rows:
+        buckets.setdefault(int((r["ROWTIME"] - T0) / (15 * SEC)), []).append(r)
+    arrival = [r for b in sorted(buckets) for r in rng.sample(buckets[b], len(buckets[b]))]
+    batches = [arrival[i : i + 17] for i in range(0, len(arrival), 17)]
+    src = make_stream(spark, "tumble_s", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
+    spark.conf.set("spark.overjoin.lateness", "20 seconds")
+    try:
+        run = run_stream(spark, query("STREAM tumble_s", floor), [{"tumble_s": b} for b in batches], {"tumble_s": src})
+    finally:
+        spark.conf.unset("spark.overjoin.lateness")
+    got = sorted(tuple(r) for r in run.rows)
+    window = (
+        (lambda t: unit_floor(t, "MINUTE")) if floor.startswith("FLOOR")
+        else (lambda t: (step_floor(t, size), step_floor(t, size) + size))
+    )
+    expected = model_rows(rows, window)
+    watermark = max(r["ROWTIME"] for r in rows) - lateness
+    assert got == [g for g in expected if g[0] <= watermark], floor
+    assert len(got) > len(expected) // 2  # only the windows within the lateness of the end stay open
+    assert len(set(got)) == len(got)  # each group once
+    # Each group leaves as soon as the watermark (the latest rowtime so far less the lateness)
+    # passes its end: after each input batch, exactly those groups are out.
+    seen: list[Row] = []
+    emitted: list[tuple] = []
+    for fed, out in zip(batches, run.batches):
+        seen += fed
+        emitted += [tuple(r) for r in out]
+        mark = max(r["ROWTIME"] for r in seen) - lateness
+        assert sorted(emitted) == [g for g in expected if g[0] <= mark]
+
+
+@pytest.mark.streaming
+def test_stream_join_then_tumbling_aggregation(spark) -> None:
+    """KDA apps aggregate joined streams: the join's ROWTIME feeds the window."""
+    rng = random.Random(5)
+    a_rows = [{"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 7 * SEC} for i in range(40)]
+    b_rows = [{"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 5 * SEC + 2 * SEC}
+              for i in range(56)]
+    a = make_stream(spark, "tumble_a", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
+    b = make_stream(spark, "tumble_b", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
+    sql = (
+        "SELECT STREAM ROWTIME, a.k, COUNT(*) AS n, SUM(a.v * b.v) AS x FROM STREAM tumble_a AS a "
+        "JOIN STREAM tumble_b OVER (RANGE INTERVAL '20' SECOND PRECEDING) AS b ON a.k = b.k "
+        "GROUP BY a.k, FLOOR(ROWTIME TO MINUTE)"
+    )
+    batches = [{"tumble_a": a_rows[i : i + 8], "tumble_b": b_rows[j : j + 11]} for i, j in zip(range(0, 40, 8), range(0, 56, 11))]
+    run = run_stream(spark, sql, batches, {"tumble_a": a, "tumble_b": b})
+    # The model: pairs of the join (b within 20 s before a), ROWTIME = the later rowtime.
+    pairs = [
+        {"ROWTIME": max(x["ROWTIME"], y["ROWTIME"]), "k": x["k"], "v": x["v"] * y["v"]}
+        for x in a_rows for y in b_rows
+        if x["k"] == y["k"] and x["ROWTIME"] - 20 * SEC <= y["ROWTIME"] <= x["ROWTIME"]
+    ]
+    groups = tumbling_groups(pairs, "ROWTIME", lambda t: unit_floor(t, "MINUTE"), lambda r: (r["k"],))
+    expected = sorted((end, k, len(g), sum(r["v"] for r in g)) for (end, _, k), g in groups.items())
+    watermark = min(a_rows[-1]["ROWTIME"], b_rows[-1]["ROWTIME"])
+    got = sorted(tuple(r) for r in run.rows)
+    assert got == [g for g in expected if g[0] <= watermark]
+    assert len(got) >= 4
+
+
+@pytest.mark.parametrize(
+    ("sql", "error", "fragment", "at"),
+    [
+        ("SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY INTERVAL '1' MONTH)", ParseException, "FLOOR(ts TO MONTH)", "MONTH)"),
+        ("SELECT k FROM t GROUP BY k, FLOOR(t.ROWTIME TO FORTNIGHT)", ParseException, "a unit (YEAR", "FORTNIGHT"),
+        ("SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY INTERVAL '0' SECOND)", ParseException, "longer than zero", "INTERVAL '0'"),
+        ("SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY '1 minute')", ParseException, "an interval such as", "'1 minute'"),
+        ("SELECT k FROM t GROUP BY k, STEP(BY INTERVAL '1' SECOND)", ParseException, "the time to floor", "BY"),
+        (
+            "SELECT k FROM t GROUP BY k, FLOOR(ROWTIME TO HOUR), STEP(ROWTIME BY INTERVAL '1' MINUTE)",
+            AnalysisException, "TWO_TUMBLING_WINDOWS", None,
+        ),
+    ],
+)
+def test_bad_tumbling_windows_say_what_and_where(spark, sql: str, error: type, fragment: str, at: str | None) -> None:
+    table(spark, "t", generated_rows(random.Random(1), 3, timedelta(minutes=1)))
+    with pytest.raises(error) as info:
+        spark.sql(sql).collect()
+    message = str(info.value)
+    assert fragment in message
+    if at is not None:
+        # The caret line points at the offending text of the user's statement.
+        lines = message.splitlines()
+        carets = next(line for line in lines if set(line) <= {"-", "^"} and "^" in line)
+        assert sql[carets.index("^") :].startswith(at), message
