@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
-from tests.server.feed import row, write_rows
+from tests.server.feed import BASE, row, write_rows
 from tests.server.serverproc import Server, free_port, wait_until
 
 pytestmark = pytest.mark.server
@@ -165,6 +165,35 @@ def test_a_failed_pump_shows_its_error_and_others_keep_running(server: Server, s
     write_rows(source, "d", [row(12, name="d")])
     wait_until(lambda: ids(server, "s1")[-1] == 12, what="p1 to keep running")
     server.execute("DROP PUMP fragile", "DROP STREAM nums")
+
+
+def test_step_aggregation_pump_and_a_join_of_the_aggregated_stream(server: Server) -> None:
+    """The KDA template: a pump aggregates by STEP(... ROWTIME ...) without selecting ROWTIME (the
+    window's end becomes the target's ROWTIME), and a chained pump joins the aggregated stream."""
+    folder = server.state_dir.parent / "ticks_in"
+    folder.mkdir()
+    server.execute(
+        f"CREATE STREAM ticks (ROWTIME TIMESTAMP, id INT, name STRING) WITH (format = 'json', path = '{folder}')",
+        "CREATE STREAM per_10s (name STRING, n BIGINT, total BIGINT)",
+        'CREATE PUMP "agg_pump" AS INSERT INTO "per_10s" SELECT STREAM "name", COUNT(*) AS n, SUM(id) AS total '
+        'FROM STREAM "ticks" GROUP BY "name", STEP("ticks".ROWTIME BY INTERVAL \'10\' SECOND)',
+        "CREATE STREAM busy (name STRING, n BIGINT, id INT)",
+        "CREATE PUMP busy_pump AS INSERT INTO busy SELECT STREAM ROWTIME, a.name, a.n, t.id FROM STREAM per_10s AS a "
+        "JOIN STREAM ticks OVER (RANGE INTERVAL '1' SECOND PRECEDING) AS t ON a.name = t.name",
+    )
+    write_rows(folder, "t1", [row(i, name="xy"[i % 2]) for i in range(30)])
+    write_rows(folder, "t2", [row(100, name="z")])  # moves the watermark past every window above
+    at = lambda s: BASE.replace(tzinfo=None) + timedelta(seconds=s)  # noqa: E731
+    expected = [(at(e), name, 5, sum(i for i in range(e - 10, e) if "xy"[i % 2] == name)) for e in (10, 20, 30) for name in "xy"]
+    wait_until(lambda: len(server.query("SELECT * FROM per_10s")) == 6, what="six closed windows in per_10s")
+    assert server.query("SELECT ROWTIME, name, n, total FROM per_10s ORDER BY ROWTIME, name") == expected
+    # Each window's row meets the ticks of the second before its end (its own name only).
+    busy = [(at(10), "x", 5, 10), (at(10), "y", 5, 9), (at(20), "x", 5, 20), (at(20), "y", 5, 19), (at(30), "y", 5, 29)]
+    wait_until(lambda: len(server.query("SELECT * FROM busy")) == len(busy), what="the join of per_10s and ticks")
+    assert server.query("SELECT ROWTIME, name, n, id FROM busy ORDER BY ROWTIME, name") == busy
+    state = pumps(server)
+    assert state["agg_pump"]["state"] == "RUNNING" and state["agg_pump"]["rows_out"] == 6
+    server.execute("DROP PUMP busy_pump", "DROP PUMP agg_pump", "DROP STREAM busy", "DROP STREAM per_10s")
 
 
 def test_pumps_come_back_after_a_restart(server: Server, source) -> None:  # type: ignore[no-untyped-def]

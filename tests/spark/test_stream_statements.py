@@ -42,3 +42,45 @@ def test_a_syntax_error_in_a_pump_statement_is_a_parse_error(spark):
 
     with pytest.raises(ParseException, match="expected START or STOP"):
         spark.sql("ALTER PUMP p PAUSE")
+
+
+def test_select_stream_reads_a_declared_stream_as_a_stream_without_the_keyword(spark, tmp_path):
+    """docs/semantics.md §10: KDA writes `SELECT STREAM ... FROM "SOURCE_SQL_STREAM_001"`; a plain
+    SELECT of the same stream is its rows so far (replay). Tables stay tables."""
+    spark.sql("CREATE STREAM st_kda (id INT, name STRING)")
+    spark.sql("CREATE TABLE st_ref (id INT, label STRING) USING parquet")
+    try:
+        spark.sql("INSERT INTO st_kda (id, name, ROWTIME) VALUES (1, 'a', TIMESTAMP '2024-01-01 10:00:00'), "
+                  "(2, 'b', TIMESTAMP '2024-01-01 10:00:05')")
+        spark.sql("INSERT INTO st_ref VALUES (1, 'one'), (2, 'two')")
+        assert spark.sql('SELECT STREAM ROWTIME, id FROM st_kda').isStreaming
+        assert spark.sql('SELECT STREAM ROWTIME, "id" FROM "st_kda" AS s WHERE s.id > 0').isStreaming
+        assert not spark.sql("SELECT ROWTIME, id FROM st_kda").isStreaming
+        assert sorted(r.id for r in spark.sql("SELECT ROWTIME, id FROM st_kda").collect()) == [1, 2]
+        # Inside the FROM clause's subqueries too; the reference table stays a table (a stream-table join).
+        joined = spark.sql(
+            "SELECT STREAM ROWTIME, x.id, r.label FROM (SELECT * FROM st_kda WHERE id > 0) AS x "
+            "JOIN st_ref AS r ON r.id = x.id"
+        )
+        assert joined.isStreaming
+        query = joined.writeStream.format("memory").queryName("st_kda_out").trigger(availableNow=True) \
+            .option("checkpointLocation", str(tmp_path / "ckpt")).start()
+        query.awaitTermination(120)
+        rows = sorted((r.id, r.label) for r in spark.table("st_kda_out").collect())
+        assert rows == [(1, "one"), (2, "two")]
+    finally:
+        spark.sql("DROP STREAM IF EXISTS st_kda")
+        spark.sql("DROP TABLE IF EXISTS st_ref")
+
+
+def test_double_quoted_names_in_stream_statements_are_identifiers(spark):
+    """docs/semantics.md §0: as KDA writes them, whatever spark.sql.ansi.doubleQuotedIdentifiers says."""
+    spark.sql('CREATE STREAM "ST_QUOTED" ("accountNumber" INT, "with space" VARCHAR(8), "ROWTIME" TIMESTAMP)')
+    try:
+        names = [f.name for f in spark.table("st_quoted").schema.fields]
+        assert names == ["accountNumber", "with space", "ROWTIME"]
+        spark.sql("INSERT INTO st_quoted VALUES (7, 'x', TIMESTAMP '2024-01-01 00:00:00')")
+        assert spark.sql('SELECT STREAM "accountNumber" FROM "ST_QUOTED"').isStreaming
+        assert spark.sql('SELECT `with space` FROM st_quoted').collect()[0][0] == "x"
+    finally:
+        spark.sql('DROP STREAM "ST_QUOTED"')

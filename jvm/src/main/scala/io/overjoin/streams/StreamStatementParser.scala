@@ -70,9 +70,9 @@ object StreamStatementParser {
     val name = c.qualifiedName("stream name")
     val open = c.next("(")
     if (!open.isSymbol("(")) c.fail(open, "( and the stream's columns")
-    val columnsStart = open.end
+    val first = c.pos
     val close = c.skipToClose()
-    val columns = c.text.substring(columnsStart, close.start)
+    val columns = columnList(c.text, c.tokens.slice(first, c.pos - 1), open.end, close.start)
     var description: Option[String] = None
     var options = Seq.empty[(String, String)]
     while (c.more) {
@@ -130,6 +130,22 @@ object StreamStatementParser {
     val q = c.peek.getOrElse(c.fail(c.tokens.last, "the pump's query (SELECT STREAM ...)"))
     val query = c.text.substring(q.start, c.tokens.last.end)
     CreatePumpCommand(name, target, columns, query, started, replace)
+  }
+
+  /**
+   * The column list as Spark's schema parser reads it: `"name"` is an identifier in stream
+   * statements (docs/semantics.md §0), so it becomes `` `name` ``.
+   */
+  private def columnList(text: String, tokens: Seq[Token], from: Int, to: Int): String = {
+    val out = new StringBuilder
+    var at = from
+    tokens.foreach { t =>
+      out ++= text.substring(at, t.start)
+      out ++= (if (t.kind == TokenKind.DoubleQuoted) "`" + t.identifier.replace("`", "``") + "`" else t.text)
+      at = t.end
+    }
+    out ++= text.substring(at, to)
+    out.toString
   }
 
   private[streams] def unquote(s: String): String = {

@@ -1,14 +1,20 @@
 package io.overjoin.catalyst.analysis
 
+import org.apache.spark.sql.catalyst.analysis.{NamedStreamingRelation, UnresolvedRelation}
+import org.apache.spark.sql.catalyst.catalog.{CatalogTable, HiveTableRelation}
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.{NaturalJoin, UsingJoin}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.streaming.Unassigned
+import org.apache.spark.sql.execution.datasources.LogicalRelation
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.overjoin.catalyst.expressions.RowtimeReference
 import io.overjoin.catalyst.plans.logical.{OverjoinNode, PreparedStreamJoin, RowtimeInput, StreamJoinRoot, TableInput, WindowedInput}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
+import io.overjoin.streams.Streams
 
 /**
  * The first step of a streaming join's rewrite, once Spark has resolved every input of a
@@ -28,8 +34,33 @@ object ResolveStreamJoinInputs extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
     if (!plan.exists(_.isInstanceOf[StreamJoinRoot])) return plan
     plan.transformUp {
+      case root: StreamJoinRoot if root.block.selectStream && readsAStreamAsTable(root.child) =>
+        root.copy(child = readStreamsAsStreams(root.child))
       case root: StreamJoinRoot if inputsResolved(root.child) => prepare(root)
     }
+  }
+
+  /**
+   * A stream of `CREATE STREAM` (docs/semantics.md §10) read by `SELECT STREAM` is a stream with or
+   * without the `STREAM` keyword, as in Kinesis Data Analytics (`SELECT STREAM ... FROM "SOURCE"`),
+   * also inside the FROM clause's subqueries; a plain `SELECT` reads it as the table of every row
+   * so far (replay). Spark resolved it as a table: it is sent back to be resolved as a stream.
+   */
+  private def streamTable(p: LogicalPlan): Option[CatalogTable] = p match {
+    case r: LogicalRelation => r.catalogTable.filter(Streams.isStream)
+    case r: HiveTableRelation => Some(r.tableMeta).filter(Streams.isStream)
+    case _ => None
+  }
+
+  private def readsAStreamAsTable(plan: LogicalPlan): Boolean = plan.exists(p => streamTable(p).isDefined)
+
+  private def readStreamsAsStreams(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case p if streamTable(p).isDefined =>
+      val id = streamTable(p).get.identifier
+      // As Spark's parser writes `STREAM t`: the relation, marked streaming, in a named source.
+      NamedStreamingRelation(
+        UnresolvedRelation(id.database.toSeq :+ id.table, CaseInsensitiveStringMap.empty(), isStreaming = true),
+        Unassigned)
   }
 
   private def inputsResolved(plan: LogicalPlan): Boolean =

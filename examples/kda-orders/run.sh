@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs the KDA-style application in app.sql on `overjoin server`: starts the server on loopback
+# (state in a temporary folder), sends app.sql through beeline, feeds input files, prints the
+# destination streams, and stops the server.  Needs overjoin installed with its server extra:
+#   pip install '.[server]'          (from the repository root)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=${PYTHON:-python3}
+WORK=$(mktemp -d /tmp/kda-orders.XXXXXX)
+DATA=$WORK/data
+THRIFT_PORT=${THRIFT_PORT:-10091}
+CONNECT_PORT=${CONNECT_PORT:-15091}
+BEELINE=$("$PY" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "bin", "beeline"))')
+mkdir -p "$DATA/orders" "$DATA/shipments" "$DATA/products"
+cp "$HERE/data/products.csv" "$DATA/products/"
+
+bl() {  # beeline, quiet, one result row per line (tab-separated); without a terminal beeline
+        # prints `\rnull` where its prompts would go: removed
+  "$BEELINE" -u "jdbc:hive2://127.0.0.1:$THRIFT_PORT/default" --silent=true --showHeader=false \
+    --outputformat=tsv2 "$@" < /dev/null 2>>"$WORK/beeline.err" \
+    | tr '\r' '\n' | sed -E 's/^null[[:space:]]*//; s/^[0-9]+: jdbc:hive2:[^>]*> //' | grep -v '^[[:space:]]*$' || true
+}
+
+echo "== starting overjoin server (state in $WORK/state)"
+"$PY" -m overjoin server --state-dir "$WORK/state" --thrift-port "$THRIFT_PORT" --connect-port "$CONNECT_PORT" \
+  --conf spark.sql.session.timeZone=UTC > "$WORK/server.out" 2> "$WORK/server.err" &
+SERVER=$!
+trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
+until grep -qs "overjoin server ready" "$WORK/server.out"; do
+  kill -0 $SERVER 2>/dev/null || { cat "$WORK/server.err"; exit 1; }
+  sleep 1
+done
+cat "$WORK/server.out"
+
+echo "== app.sql"
+sed "s#\${DATA}#$DATA#g" "$HERE/app.sql" > "$WORK/app.sql"
+bl -f "$WORK/app.sql"
+
+echo "== feeding input files"
+for f in "$HERE"/data/orders-*.json; do cp "$f" "$DATA/orders/.tmp" && mv "$DATA/orders/.tmp" "$DATA/orders/$(basename "$f")"; done
+sleep 3
+for f in "$HERE"/data/shipments-*.json; do cp "$f" "$DATA/shipments/.tmp" && mv "$DATA/shipments/.tmp" "$DATA/shipments/$(basename "$f")"; sleep 2; done
+
+echo "== waiting for the pumps to catch up"
+for _ in $(seq 90); do
+  n=$(bl -e "SELECT (SELECT count(*) FROM big_fast_shipments) || '/' || (SELECT count(*) FROM shipments_per_hour)")
+  [ "$n" = "2/4" ] && break
+  sleep 2
+done
+echo "== SHOW PUMPS"
+bl -e "SHOW PUMPS"
+echo "== fast_shipments"
+bl -e "SELECT ROWTIME, orderId, product, warehouse, orderTime FROM fast_shipments ORDER BY orderId"
+echo "== big_fast_shipments"
+bl -e "SELECT ROWTIME, orderId, product, amount FROM big_fast_shipments ORDER BY orderId"
+echo "== shipments_per_hour"
+bl -e "SELECT ROWTIME, warehouse, shipments FROM shipments_per_hour ORDER BY ROWTIME, warehouse"
