@@ -2,8 +2,9 @@
 
     python -m tests.spark.restart_child SPEC.json
 
-``SPEC`` names a generated case (``kind`` and ``seed``, see :func:`case_for`), the folders of its inputs, the sink and checkpoint
-folders, and the session's settings. The child starts its own SparkSession with overjoin, starts
+``SPEC`` names a generated case (``kind`` and ``seed``, see :func:`case_for`) or gives the query
+and its micro-batches itself (``sql``, ``schemas`` per view and ``batches``: view -> JSON rows), the
+folders of its inputs, the sink and checkpoint folders, and the session's settings. The child starts its own SparkSession with overjoin, starts
 the case's query into a Parquet sink, and feeds the case's micro-batches one by one. It prints
 ``JVMPID <pid>`` once the session is up, ``WROTE <i>`` after writing batch ``i``'s files and
 ``DONE <i>`` once the query has processed them; the test kills its JVM with SIGKILL at some point
@@ -53,21 +54,27 @@ def write_batch(folder: str, index: int, rows: list[dict[str, Any]]) -> None:
 def main(spec_path: str) -> None:
     with open(spec_path) as f:
         spec = json.load(f)
-    case, batches = case_for(spec["kind"], spec["seed"])
+    if "sql" in spec:
+        sql, batches, schemas = spec["sql"], spec["batches"], spec["schemas"]
+        folder_of = dict(zip(spec["views"], spec["folders"]))
+    else:
+        case, batches = case_for(spec["kind"], spec["seed"])
+        sql, schemas = case.sql_reading(spec["views"]), {v: spec["schema"] for v in spec["views"]}
+        folder_of = {view: spec["folders"][case.views.index(view)] for view in case.views}
     conf = dict(spec["conf"])
-    if spec["kind"] == "ordered":
+    if spec.get("kind") == "ordered":
         conf["spark.overjoin.emit"] = "ordered"
     spark = overjoin.session(**conf)
     spark.sparkContext.setLogLevel("ERROR")
     print(f"JVMPID {spark._jvm.java.lang.ProcessHandle.current().pid()}", flush=True)
     for view, folder in zip(spec["views"], spec["folders"]):
-        spark.readStream.schema(spec["schema"]).json(folder).createOrReplaceTempView(view)
-    query = (spark.sql(case.sql_reading(spec["views"])).writeStream.format("parquet")
+        spark.readStream.schema(schemas[view]).json(folder).createOrReplaceTempView(view)
+    query = (spark.sql(sql).writeStream.format("parquet")
              .option("path", spec["out"]).option("checkpointLocation", spec["checkpoint"])
              .outputMode("append").start())
     for i, batch in enumerate(batches):
         for view, rows in batch.items():
-            write_batch(spec["folders"][case.views.index(view)], i, rows)
+            write_batch(folder_of[view], i, rows)
         print(f"WROTE {i}", flush=True)
         query.processAllAvailable()
         print(f"DONE {i}", flush=True)

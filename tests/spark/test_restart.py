@@ -144,6 +144,41 @@ KILL_RUNS = ([("range", s) for s in _cases(8, chained_outer=True) if len(random_
              + [("ordered", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3))])
 
 
+CHILD_CONF = {"spark.master": "local[2]", "spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false",
+              "spark.sql.session.timeZone": "UTC", "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "1g"}
+
+
+def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) -> None:
+    """Runs the first part of a stream in a child driver (tests/spark/restart_child.py) and kills
+    its JVM with SIGKILL once batch ``kill_after`` is written, while that batch is in progress."""
+    spec_path = work / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    errors = open(work / "child.err", "w")  # noqa: SIM115 - closed below, after the child
+    child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(spec_path)],
+                             cwd=REPO, stdout=subprocess.PIPE, stderr=errors, text=True)
+    jvm_pid = None
+    killed = False
+    try:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if line.startswith("JVMPID "):
+                jvm_pid = int(line.split()[1])
+            elif line.strip() == f"WROTE {kill_after}":
+                assert jvm_pid is not None
+                _wait_for_a_batch_in_progress(spec["checkpoint"])
+                os.kill(jvm_pid, signal.SIGKILL)
+                killed = True
+                break
+    finally:
+        child.kill()
+        child.wait(timeout=60)
+        errors.close()
+    tail = "\n".join((work / "child.err").read_text().splitlines()[-15:])
+    assert killed, f"the child never reached batch {kill_after}:\n{tail}"
+    committed = len(os.listdir(os.path.join(spec["checkpoint"], "commits")))
+    assert committed >= 1, "the killed run committed no batch: nothing was restarted"
+
+
 def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_path):
     """The driver JVM of the first run dies by SIGKILL while a micro-batch is in progress."""
     for kind, seed in KILL_RUNS:
@@ -156,33 +191,8 @@ def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_pa
             os.makedirs(f)
         out, checkpoint = str(work / "out"), str(work / "checkpoint")
         spec = {"kind": kind, "seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
-                "schema": SCHEMA, "conf": {
-                    "spark.master": "local[2]", "spark.sql.shuffle.partitions": "2",
-                    "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC",
-                    "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "1g"}}
-        spec_path = work / "spec.json"
-        spec_path.write_text(json.dumps(spec))
-        child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(spec_path)],
-                                 cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        jvm_pid = None
-        killed = False
-        try:
-            assert child.stdout is not None
-            for line in child.stdout:
-                if line.startswith("JVMPID "):
-                    jvm_pid = int(line.split()[1])
-                elif line.strip() == f"WROTE {kill_after}":
-                    assert jvm_pid is not None
-                    _wait_for_a_batch_in_progress(checkpoint)
-                    os.kill(jvm_pid, signal.SIGKILL)
-                    killed = True
-                    break
-        finally:
-            child.kill()
-            child.wait(timeout=60)
-        assert killed, f"the child never reached batch {kill_after}"
-        committed = len(os.listdir(os.path.join(checkpoint, "commits")))
-        assert committed >= 1, "the killed run committed no batch: nothing was restarted"
+                "schema": SCHEMA, "conf": CHILD_CONF}
+        _run_child_and_kill_it(work, spec, kill_after)
 
         _streams(spark, views, folders)
         if kind == "ordered":
@@ -257,3 +267,101 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
         query.stop()
     stream = sorted(tuple(r) for r in spark.read.parquet(out).collect() if r.v != -1)
     assert stream == replay
+
+
+def _asof_data(op: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, list[dict[str, Any]]]]]:
+    """Rows of x and y for an ASOF join (keys with NULLs, ties) and their micro-batches: four of
+    data, then two far-future flush rows (key Z) that move every watermark past the data."""
+    import datetime as dt
+    import random
+
+    rng = random.Random(21 if op == "<=" else 22)
+    base = dt.datetime(2024, 1, 1, 9, 0)
+    keys = ["A", "B", "C", None]
+    xs = sorted(({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 80)), "v": i}
+                 for i in range(40)), key=lambda r: r["ts"])
+    ys = sorted(({"k": k, "ts": base + dt.timedelta(seconds=t), "w": 100 + n}
+                 for n, (k, t) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 80)) for _ in range(30)},
+                                                   key=str))), key=lambda r: r["ts"])
+    batches = []
+    for lo, hi in ((-1, 20), (20, 40), (40, 60), (60, 81)):
+        batches.append({"x": [r for r in xs if lo < (r["ts"] - base).seconds <= hi],
+                        "y": [r for r in ys if lo < (r["ts"] - base).seconds <= hi]})
+    for hours in (5, 6):
+        far = base + dt.timedelta(hours=hours)
+        batches.append({"x": [{"k": "Z", "ts": far, "v": -1}], "y": [{"k": "Z", "ts": far, "w": -1}]})
+    return xs, ys, batches
+
+
+def _jsonable_batches(batches: list[dict[str, list[dict[str, Any]]]]) -> list[dict[str, list[dict[str, Any]]]]:
+    from tests.spark.streams import _jsonable
+
+    return [{v: [{k: _jsonable(x) for k, x in r.items()} for r in rows] for v, rows in b.items()} for b in batches]
+
+
+@pytest.mark.parametrize("kind", ["asof", "tumbling"])
+def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark, tmp_path, kind):
+    """The other stateful paths: an ASOF LEFT join of two streams (its waiting rows are state) and
+    a STEP aggregation over a stream (Spark's aggregation state), killed mid-batch and restarted,
+    return replay's rows exactly once (docs/semantics.md §6, §11)."""
+    import datetime as dt
+    import random
+
+    if kind == "asof":
+        xs, ys, batches = _asof_data("<=")
+        schemas = {"x": "k string, ts timestamp, v int", "y": "k string, ts timestamp, w int"}
+        sql = "SELECT ROWTIME, x.v, y.w FROM {x} x ASOF LEFT JOIN {y} y ON x.k = y.k AND y.ts <= x.ts"
+        spark.createDataFrame([(r["k"], r["ts"], r["v"]) for r in xs], schemas["x"]).createOrReplaceTempView("k9x_t")
+        spark.createDataFrame([(r["k"], r["ts"], r["w"]) for r in ys], schemas["y"]).createOrReplaceTempView("k9y_t")
+        expected = sorted(tuple(r) for r in spark.sql(sql.format(x="k9x_t", y="k9y_t")).collect())
+        assert any(r[2] is None for r in expected) and any(r[2] is not None for r in expected)
+    else:
+        from tests.reference_model import step_floor, tumbling_groups
+
+        rng = random.Random(31)
+        base = dt.datetime(2024, 1, 1, 9, 0)
+        rows = sorted(({"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9),
+                        "ts": base + dt.timedelta(milliseconds=rng.randint(0, 120_000))} for i in range(150)),
+                      key=lambda r: r["ts"])
+        batches = [{"x": rows[i : i + 25]} for i in range(0, len(rows), 25)]
+        batches += [{"x": [{"id": -1, "k": 9, "v": 0, "ts": base + dt.timedelta(hours=h)}]} for h in (5, 6)]
+        schemas = {"x": "id int, k int, v int, ts timestamp"}
+        sql = ("SELECT STREAM ROWTIME, k, COUNT(*) AS n, SUM(v) AS total FROM {x} AS s "
+               "GROUP BY k, STEP(s.ts BY INTERVAL '10' SECOND)")
+        sql = sql.replace("{x} AS s", "{x} OVER (ORDER BY ts RANGE CURRENT ROW) AS s")
+        size = dt.timedelta(seconds=10)
+        groups = tumbling_groups(rows, "ts", lambda t: (step_floor(t, size), step_floor(t, size) + size),
+                                 lambda r: (r["k"],))
+        expected = sorted((end, k, len(g), sum(r["v"] for r in g)) for (end, _, k), g in groups.items())
+
+    views = {v: f"k9{kind}_{v}" for v in schemas}
+    folders = {v: tmp_path / views[v] for v in schemas}
+    for f in folders.values():
+        f.mkdir()
+    out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
+    streaming_sql = sql.format(**views)
+    kill_after = 2
+    spec = {"views": list(views.values()), "folders": [str(folders[v]) for v in schemas],
+            "schemas": {views[v]: s for v, s in schemas.items()}, "sql": streaming_sql,
+            "batches": [{views[v]: rows for v, rows in b.items()} for b in _jsonable_batches(batches)],
+            "out": out, "checkpoint": checkpoint, "conf": CHILD_CONF}
+    _run_child_and_kill_it(tmp_path, spec, kill_after)
+
+    for v, s in schemas.items():
+        spark.readStream.schema(s).json(str(folders[v])).createOrReplaceTempView(views[v])
+    query = (spark.sql(streaming_sql).writeStream.format("parquet").option("path", out)
+             .option("checkpointLocation", checkpoint).outputMode("append").start())
+    try:
+        query.processAllAvailable()
+        for i in range(kill_after + 1, len(batches)):
+            for v, rows in _jsonable_batches(batches)[i].items():
+                write_batch(str(folders[v]), i, rows)
+            query.processAllAvailable()
+    finally:
+        query.stop()
+    got = sorted(tuple(r) for r in spark.read.parquet(out).collect())
+    if kind == "asof":
+        got = [r for r in got if r[1] != -1]
+    else:
+        got = [r for r in got if r[1] != 9]
+    assert got == expected

@@ -215,3 +215,26 @@ def test_bad_tumbling_windows_say_what_and_where(spark, sql: str, error: type, f
         lines = message.splitlines()
         carets = next(line for line in lines if set(line) <= {"-", "^"} and "^" in line)
         assert sql[carets.index("^") :].startswith(at), message
+
+
+def test_the_rowtime_column_by_name_is_a_window_and_another_time_column_is_a_value(spark) -> None:
+    """``STEP(s.ts ...)`` where ``ts`` is ``s``'s rowtime (its window's ORDER BY) is the tumbling
+    window, with ``ROWTIME`` its end; a STEP of another timestamp column just groups by the value."""
+    rng = random.Random(9)
+    rows = generated_rows(rng, 50, timedelta(minutes=3), nulls=False)
+    for r in rows:
+        r["ts"], r["other"] = r.pop("ROWTIME"), T0 + timedelta(seconds=rng.randint(0, 300))
+    spark.createDataFrame(rows, "id INT, k INT, v INT, ts TIMESTAMP, other TIMESTAMP").createOrReplaceTempView("tumble_ts")
+    size = 60 * SEC
+    by_rowtime = sorted(tuple(r) for r in spark.sql(
+        "SELECT STREAM ROWTIME, STEP(ROWTIME BY INTERVAL '1' MINUTE) AS ws, k, COUNT(*) FROM tumble_ts "
+        "OVER (ORDER BY ts RANGE CURRENT ROW) AS s GROUP BY k, STEP(s.ts BY INTERVAL '1' MINUTE)").collect())
+    groups = tumbling_groups(rows, "ts", lambda t: (step_floor(t, size), step_floor(t, size) + size), lambda r: (r["k"],))
+    assert by_rowtime == sorted((end, start, k, len(g)) for (end, start, k), g in groups.items())
+    by_value = sorted(tuple(r) for r in spark.sql(
+        "SELECT STEP(s.other BY INTERVAL '1' MINUTE) AS m, COUNT(*) FROM tumble_ts OVER (ORDER BY ts RANGE CURRENT ROW) AS s "
+        "GROUP BY STEP(s.other BY INTERVAL '1' MINUTE)").collect())
+    counts: dict[datetime, int] = {}
+    for r in rows:
+        counts[step_floor(r["other"], size)] = counts.get(step_floor(r["other"], size), 0) + 1
+    assert by_value == sorted(counts.items())

@@ -2,7 +2,7 @@ package io.overjoin.catalyst.analysis
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, UnresolvedFunction}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -38,18 +38,18 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
     if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[TimeFloor])))) return plan
     plan.transformUp {
-      case a: Aggregate if waiting(a) =>
-        val outputs = a.child.collect { case o: StreamJoinOutput => o }
-        if (a.child.resolved && outputs.nonEmpty) rewrite(a, outputs) else a
-      case p if p.childrenResolved && p.expressions.exists(_.exists(isScalarReady)) =>
-        val tz = SQLConf.get.sessionLocalTimeZone
-        p.transformExpressions { case f: TimeFloor if f.child.resolved => f.floorOf(f.child, tz) }
+      case a: Aggregate if waiting(a) && a.child.resolved => decide(a)
+      case p if !waiting(p) && p.childrenResolved && p.expressions.exists(_.exists(isScalarReady)) =>
+        p.transformExpressions(scalars)
     }
   }
 
-  /** An aggregation grouped by a tumbling window that is not rewritten yet: its `ROWTIME`s wait for it. */
+  /**
+   * An aggregation grouped by a `STEP`/`FLOOR` of time that may be a tumbling window, not decided
+   * yet: its `ROWTIME`s wait for the decision ([[BindRowtimeReferences]] leaves them alone).
+   */
   def waiting(p: LogicalPlan): Boolean = p match {
-    case a: Aggregate => a.groupingExpressions.exists { case f: TimeFloor => f.overRowtime; case _ => false }
+    case a: Aggregate => a.groupingExpressions.exists { case f: TimeFloor => f.call.stepNumber.isEmpty; case _ => false }
     case _ => false
   }
 
@@ -58,15 +58,56 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
     case _ => false
   }
 
-  private def rewrite(a: Aggregate, outputs: Seq[StreamJoinOutput]): LogicalPlan = {
-    val windows = a.groupingExpressions.collect { case f: TimeFloor if f.overRowtime => f }
-    val f = windows.head
-    windows.find(g => !g.sameWindow(f)).foreach { g =>
-      throw OverjoinErrors.twoTumblingWindows(f.call.text, g.call.text)
+  private def scalars: PartialFunction[Expression, Expression] = {
+    case f: TimeFloor if f.child.resolved => f.floorOf(f.child, SQLConf.get.sessionLocalTimeZone)
+  }
+
+  /**
+   * A window is tumbling when its argument is a rowtime of the block: `ROWTIME`, `s.ROWTIME`, or
+   * the column that is an input's rowtime (`STEP(s.ts BY ...)` where `ts` is `s`'s rowtime).
+   * Otherwise the aggregation groups by the plain value.
+   */
+  private def decide(a: Aggregate): LogicalPlan = {
+    val floors = a.groupingExpressions.collect { case f: TimeFloor if f.call.stepNumber.isEmpty => f }
+    if (!floors.forall(f => f.child.resolved || f.child.isInstanceOf[RowtimeReference])) return a
+    val outputs = a.child.collect { case o: StreamJoinOutput => o }
+    def rowtimeOf(f: TimeFloor): Option[Attribute] = f.child match {
+      case _: RowtimeReference => BindRowtimeReferences.bindIn(f.child, outputs) match {
+        case attr: Attribute => Some(attr)
+        case _ => None
+      }
+      case attr: Attribute if outputs.exists(o => (o.rowtime +: o.inputRowtimes.values.toSeq).exists(_.semanticEquals(attr))) =>
+        Some(attr)
+      case _ => None
     }
-    val rt = BindRowtimeReferences.bindIn(f.child, outputs) match {
-      case attr: Attribute => attr
-      case _ => return a // an input name the block does not have: left for the check that says so
+    val windows = floors.flatMap(f => rowtimeOf(f).map(rt => f -> canonical(rt, outputs)))
+    if (windows.isEmpty) {
+      // A plain time column: its STEP/FLOOR is a value to group by.
+      a.transformExpressions { case ref: RowtimeReference => BindRowtimeReferences.bindIn(ref, outputs) }
+        .transformExpressions(scalars)
+    } else rewrite(a, windows, e => BindRowtimeReferences.bindIn(e, outputs) match {
+      case attr: Attribute => canonical(attr, outputs)
+      case other => other
+    })
+  }
+
+  /**
+   * The same rowtime under its two names: with one input, the block's `ROWTIME` is an alias of the
+   * input's rowtime column (`GROUP BY STEP(s.ts ...)`, `SELECT STEP(ROWTIME ...)`).
+   */
+  private def canonical(attr: Attribute, outputs: Seq[StreamJoinOutput]): Attribute =
+    outputs.filter(_.rowtime.exprId == attr.exprId).flatMap { o =>
+      o.child.collectFirst { case Project(list, _) => list }.toSeq.flatten.collectFirst {
+        case al @ Alias(inner: Attribute, _) if al.exprId == attr.exprId &&
+          o.inputRowtimes.values.exists(_.exprId == inner.exprId) => inner
+      }
+    }.headOption.getOrElse(attr)
+
+  private def rewrite(a: Aggregate, windows: Seq[(TimeFloor, Attribute)], bind: Expression => Expression): LogicalPlan = {
+    val (f, rt) = windows.head
+    def same(g: TimeFloor): Boolean = windows.exists { case (w, r) => (w eq g) && w.sameWindow(f) && r.semanticEquals(rt) }
+    windows.find { case (w, r) => !w.sameWindow(f) || !r.semanticEquals(rt) }.foreach { case (g, _) =>
+      throw OverjoinErrors.twoTumblingWindows(f.call.text, g.call.text)
     }
     if (rt.dataType != TimestampType) {
       throw OverjoinErrors.rowtimeNotTimestamp(a.origin, rt.name, f.call.text, rt.dataType.sql)
@@ -78,14 +119,15 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
     val (startAttr, endAttr) = (start.toAttribute, end.toAttribute)
 
     val groupings = a.groupingExpressions.filterNot {
-      case g: TimeFloor => g.overRowtime && g.sameWindow(f)
+      case g: TimeFloor => same(g)
       case _ => false
     } ++ Seq(endAttr, startAttr)
     val aggregates = a.aggregateExpressions.map { e =>
       outsideAggregates(e) {
-        case g: TimeFloor if g.overRowtime && g.sameWindow(f) => startAttr
+        case g: TimeFloor if g.call.copy(start = 0, text = "") == f.call.copy(start = 0, text = "") &&
+          bind(g.child).semanticEquals(rt) => startAttr
         case r: RowtimeReference if r.block == f.block => endAttr
-      }.asInstanceOf[org.apache.spark.sql.catalyst.expressions.NamedExpression]
+      }.asInstanceOf[NamedExpression]
     }
     val rewritten = Aggregate(groupings, aggregates, project, a.hint)
     rewritten.copyTagsFrom(a)

@@ -8,12 +8,12 @@ import io.overjoin.model.TimeFloorCall
 
 /**
  * `STEP(ts BY ...)` or `FLOOR(ts TO unit)` of query block `block`, before analysis decides what it
- * is (docs/semantics.md §11). In the `GROUP BY` of an aggregation over a rowtime (`overRowtime`:
- * its argument is a `ROWTIME` reference) it makes a tumbling window, which
+ * is (docs/semantics.md §11). In the `GROUP BY` of an aggregation, over a rowtime of the block, it
+ * makes a tumbling window, which
  * [[io.overjoin.catalyst.analysis.RewriteTumblingAggregates]] rewrites; anywhere else it is the
  * scalar [[floorOf]] of its argument. It stays unresolved until one of the two has happened.
  */
-case class TimeFloor(block: Int, call: TimeFloorCall, child: Expression, overRowtime: Boolean)
+case class TimeFloor(block: Int, call: TimeFloorCall, child: Expression)
   extends UnaryExpression with Unevaluable {
 
   override lazy val resolved: Boolean = false

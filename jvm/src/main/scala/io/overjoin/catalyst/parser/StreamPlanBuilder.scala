@@ -92,12 +92,7 @@ object StreamPlanBuilder {
         case f: UnresolvedFunction if startOf(f).exists(floorsAt.contains) && f.arguments.size == 2 =>
           val (b, call) = floorsAt(startOf(f).get)
           floorsReplaced += call.start
-          val arg = f.arguments.head
-          val onRowtime = arg match {
-            case a: UnresolvedAttribute => startOf(a).exists(s => refsAt.get(s).exists(r => isRowtimeName(a, r._2)))
-            case _ => false
-          }
-          TimeFloor(b.id, call, arg, overRowtime = onRowtime && call.stepNumber.isEmpty)
+          TimeFloor(b.id, call, f.arguments.head)
         case a: UnresolvedAttribute if startOf(a).exists(refsAt.contains) && isRowtimeName(a, refsAt(startOf(a).get)._2) =>
           val (b, ref) = refsAt(startOf(a).get)
           replaced += ref.start
