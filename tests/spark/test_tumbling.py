@@ -161,8 +161,10 @@ def test_stream_emits_each_closed_window_once_as_replay_does(spark, seed: int) -
 
 
 @pytest.mark.streaming
-def test_stream_join_then_tumbling_aggregation(spark) -> None:
-    """KDA apps aggregate joined streams: the join's ROWTIME feeds the window."""
+@pytest.mark.parametrize("how", ["JOIN", "LEFT JOIN"])
+def test_stream_join_then_tumbling_aggregation(spark, how: str) -> None:
+    """KDA apps aggregate joined streams: the join's ROWTIME feeds the window (a LEFT join's
+    unmatched rows too, with their own rowtime, docs/semantics.md §4)."""
     rng = random.Random(5)
     a_rows = [{"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 7 * SEC} for i in range(40)]
     b_rows = [{"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 5 * SEC + 2 * SEC}
@@ -170,8 +172,8 @@ def test_stream_join_then_tumbling_aggregation(spark) -> None:
     a = make_stream(spark, "tumble_a", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
     b = make_stream(spark, "tumble_b", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
     sql = (
-        "SELECT STREAM ROWTIME, a.k, COUNT(*) AS n, SUM(a.v * b.v) AS x FROM STREAM tumble_a AS a "
-        "JOIN STREAM tumble_b OVER (RANGE INTERVAL '20' SECOND PRECEDING) AS b ON a.k = b.k "
+        f"SELECT STREAM ROWTIME, a.k, COUNT(*) AS n, SUM(a.v * b.v) AS x FROM STREAM tumble_a AS a "
+        f"{how} STREAM tumble_b OVER (RANGE INTERVAL '20' SECOND PRECEDING) AS b ON a.k = b.k "
         "GROUP BY a.k, FLOOR(ROWTIME TO MINUTE)"
     )
     batches = [{"tumble_a": a_rows[i : i + 8], "tumble_b": b_rows[j : j + 11]} for i, j in zip(range(0, 40, 8), range(0, 56, 11))]
@@ -182,8 +184,19 @@ def test_stream_join_then_tumbling_aggregation(spark) -> None:
         for x in a_rows for y in b_rows
         if x["k"] == y["k"] and x["ROWTIME"] - 20 * SEC <= y["ROWTIME"] <= x["ROWTIME"]
     ]
+    if how == "LEFT JOIN":
+        matched = len(pairs)
+        pairs += [
+            {"ROWTIME": x["ROWTIME"], "k": x["k"], "v": None}
+            for x in a_rows
+            if not any(x["k"] == y["k"] and x["ROWTIME"] - 20 * SEC <= y["ROWTIME"] <= x["ROWTIME"] for y in b_rows)
+        ]
+        assert len(pairs) > matched  # the data has unmatched rows
     groups = tumbling_groups(pairs, "ROWTIME", lambda t: unit_floor(t, "MINUTE"), lambda r: (r["k"],))
-    expected = sorted((end, k, len(g), sum(r["v"] for r in g)) for (end, _, k), g in groups.items())
+    expected = sorted(
+        (end, k, len(g), sum(r["v"] for r in g if r["v"] is not None) if any(r["v"] is not None for r in g) else None)
+        for (end, _, k), g in groups.items()
+    )
     watermark = min(a_rows[-1]["ROWTIME"], b_rows[-1]["ROWTIME"])
     got = sorted(tuple(r) for r in run.rows)
     assert got == [g for g in expected if g[0] <= watermark]
