@@ -121,6 +121,13 @@ class WindowInterval(exp.Expression):
     }
 
 
+class TimeStep(exp.Expression):
+    """Kinesis Data Analytics' ``STEP(this BY by)`` (docs/semantics.md §11): ``by`` is a
+    :class:`WindowInterval` or a number literal."""
+
+    arg_types = {"this": True, "by": True}
+
+
 class FrameBound(exp.Expression):
     """One bound of a join window frame.
 
@@ -233,6 +240,37 @@ class _OverjoinParser(Spark.Parser):
         **Spark.Parser.PROPERTY_PARSERS,
         "DESCRIPTION": lambda self: self._parse_description(),
     }
+
+    # KDA's STEP(ts BY INTERVAL '60' SECOND); STEP(...) without BY stays an ordinary call.
+    FUNCTION_PARSERS = {
+        **Spark.Parser.FUNCTION_PARSERS,
+        "STEP": lambda self: self._parse_step(),
+    }
+
+    def _parse_step(self) -> exp.Expr:
+        start = self._prev
+        index = self._index
+        this = self._parse_assignment()
+        if not self._match_text_seq("BY"):
+            self._retreat(index)
+            args = self._parse_csv(self._parse_lambda)
+            return self.expression(exp.Anonymous(this="STEP", expressions=args))
+        by_token = self._prev
+        token = self._curr
+        by: exp.Expr
+        if token and token.token_type == TokenType.INTERVAL:
+            by = self._parse_window_interval()
+        elif token and token.token_type == TokenType.NUMBER:
+            self._advance()
+            by = self.expression(exp.Literal.number(token.text))
+            _mark(by, "value", token)
+        else:
+            self.raise_error("Expected an interval such as INTERVAL '60' SECOND, or a number")
+            by = exp.Null()
+        node = self.expression(TimeStep(this=this, by=by))
+        _mark(node, "step", start)
+        _mark(node, "by", by_token)
+        return node
 
     def _parse_description(self) -> exp.Expr:
         token = self._prev
@@ -815,6 +853,7 @@ class _OverjoinGenerator(Spark.Generator):
     TRANSFORMS = {
         **Spark.Generator.TRANSFORMS,
         Duration: lambda self, e: e.name,
+        TimeStep: lambda self, e: f"STEP({self.sql(e, 'this')} BY {self.sql(e, 'by')})",
         WindowInterval: _interval_sql,
         FrameBound: _bound_sql,
         JoinWindowSpec: _spec_sql,

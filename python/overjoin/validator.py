@@ -252,11 +252,18 @@ def parse_statements(
                      detail=str(error).split("\n")[0].rstrip("."))  # fmt: skip
         return []
     chunks = list(_split(tokens))
-    if double_quoted_identifiers:
-        return [_report(_parse_one(_explained(c, sql, plain), sql, plain), reporter) for c in chunks]
     quoted = D.dialect_for(True)
     statements = []
     for chunk, quoted_chunk in zip(chunks, _split(quoted.tokenize(sql))):
+        if _is_stream_statement(quoted_chunk):
+            # Streams and pumps (docs/semantics.md §10): "x" is an identifier here too (§0).
+            query = _stream_statement(quoted_chunk, reporter)
+            if query is not None:
+                statements.append(_report(_parse_one(query, sql, quoted), reporter))
+            continue
+        if double_quoted_identifiers:
+            statements.append(_report(_parse_one(_explained(chunk, sql, plain), sql, plain), reporter))
+            continue
         streaming = _parse_one(_explained(quoted_chunk, sql, quoted), sql, quoted)
         if streaming.tree is not None and _has_streaming_block(streaming.tree):
             statements.append(streaming)
@@ -266,6 +273,103 @@ def parse_statements(
             spark = streaming  # both fail: the s-Server reading got further, so report its error
         statements.append(_report(spark, reporter))
     return statements
+
+
+def _words(tokens: list[Token], count: int) -> list[str]:
+    return [t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens[:count]]
+
+
+def _is_stream_statement(tokens: list[Token]) -> bool:
+    """The statements of streams and pumps, recognized as the JVM's StreamStatementParser does."""
+    w = _words(tokens, 4) + ["", "", "", ""]
+    if w[0] == "CREATE":
+        kind = w[3] if w[1] == "OR" and w[2] == "REPLACE" else w[1]
+        return kind in ("STREAM", "PUMP")
+    if w[0] == "ALTER":
+        return w[1] == "PUMP"
+    if w[0] == "DROP":
+        return w[1] in ("PUMP", "STREAM")
+    if w[0] == "SHOW":
+        return w[1] in ("PUMPS", "STREAMS") and len(tokens) == 2
+    if w[0] in ("DESCRIBE", "DESC"):
+        return w[1] == "PUMP" and len(tokens) > 2
+    return False
+
+
+def _stream_statement(tokens: list[Token], reporter: _Reporter) -> list[Token] | None:
+    """Checks a stream or pump statement's own syntax; returns a pump's query (its tokens, which
+    keep their offsets in the text), to be checked as any other statement, or None."""
+    pos = 0
+
+    def fail(detail: str) -> None:
+        if pos < len(tokens):
+            _syntax_error(reporter, tokens[pos], detail)
+        else:
+            _syntax_error(reporter, tokens[-1], detail, at_end=True)
+
+    def is_name(i: int) -> bool:
+        return i < len(tokens) and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER) and (
+            tokens[i].text[:1].isalpha() or tokens[i].text[:1] == "_" or tokens[i].token_type == TokenType.IDENTIFIER)
+
+    def name(expected: str) -> bool:
+        nonlocal pos
+        if not is_name(pos):
+            fail(f"expected {expected}")
+            return False
+        pos += 1
+        if pos + 1 < len(tokens) and tokens[pos].token_type == TokenType.DOT and is_name(pos + 1):
+            pos += 2
+        return True
+
+    w = _words(tokens, len(tokens))
+    if w[0] == "CREATE":
+        pos = 4 if w[1] == "OR" and w[2] == "REPLACE" else 2
+        kind = w[pos - 1]
+        if not name("a pump name" if kind == "PUMP" else "a stream name"):
+            return None
+        if kind == "STREAM":
+            if pos >= len(tokens) or tokens[pos].token_type != TokenType.L_PAREN:
+                fail("expected ( and the stream's columns")
+            return None
+        if pos < len(w) and w[pos] in ("STARTED", "STOPPED"):
+            pos += 1
+        for word in ("AS", "INSERT", "INTO"):
+            if pos >= len(w) or w[pos] != word:
+                fail(f"expected {word}")
+                return None
+            pos += 1
+        if not name("the target stream name"):
+            return None
+        if pos + 1 < len(tokens) and tokens[pos].token_type == TokenType.L_PAREN and w[pos + 1] not in ("SELECT", "WITH"):
+            depth = 0
+            while pos < len(tokens):
+                depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[pos].token_type, 0)
+                pos += 1
+                if depth == 0:
+                    break
+        if pos >= len(tokens):
+            fail("expected the pump's query (SELECT STREAM ...)")
+            return None
+        return tokens[pos:]
+    if w[0] == "ALTER":
+        pos = 2
+        if name("a pump name"):
+            if pos >= len(w) or w[pos] not in ("START", "STOP"):
+                fail("expected START or STOP")
+            elif pos + 1 < len(tokens):
+                pos += 1
+                fail("expected the end of the statement")
+        return None
+    if w[0] == "DROP":
+        pos = 4 if w[2:4] == ["IF", "EXISTS"] else 2
+        if name("a pump name" if w[1] == "PUMP" else "a stream name") and pos < len(tokens):
+            fail("expected the end of the statement")
+        return None
+    if w[0] in ("DESCRIBE", "DESC"):
+        pos = 2
+        if name("a pump name") and pos < len(tokens):
+            fail("expected the end of the statement")
+    return None
 
 
 def _has_streaming_block(tree: exp.Expr) -> bool:
@@ -562,6 +666,8 @@ def _is_proctime_lookup(version: exp.Expr | None) -> bool:
 def _is_streaming(block: Block) -> bool:
     if block.select.args.get("stream"):
         return True
+    if any(True for _ in _time_floors(block.select)):
+        return True  # STEP(ts BY ...) and FLOOR(ts TO unit) are not Spark SQL (docs/syntax.md)
     for item in block.inputs:
         if item.streamed or item.join_window is not None or item.kind == "lookup":
             return True
@@ -595,6 +701,7 @@ def _check_tree(statement: Statement, reporter: _Reporter, schemas: _Schemas | N
         _check_duplicate_windows(block, reporter)
         if not block.streaming:
             continue
+        _check_time_floors(block, reporter, tokens)
         ctx = _Context(block, reporter, tokens, schemas)
         ctx.run()
 
@@ -1093,6 +1200,68 @@ def _order_column(spec: D.JoinWindowSpec | None) -> exp.Column | None:
             return None
         item = item.this
     return item if isinstance(item, exp.Column) else None
+
+
+def _time_floors(select: exp.Select) -> Iterator[exp.Expr]:
+    """``STEP(ts BY ...)`` and ``FLOOR(ts TO unit)`` calls of ``select`` itself, not of nested queries."""
+    for node in select.find_all(D.TimeStep, exp.Floor):
+        if isinstance(node, exp.Floor) and not node.args.get("to"):
+            continue
+        parent = node.parent
+        while parent is not None and parent is not select and not isinstance(parent, (exp.Select, exp.Subquery)):
+            parent = parent.parent
+        if parent is select:
+            yield node
+
+
+_FLOOR_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND")
+
+
+def _check_time_floors(block: Block, reporter: _Reporter, tokens: list[Token]) -> None:
+    """docs/semantics.md §11: a STEP interval of fixed length and above zero; a FLOOR unit."""
+    for node in _time_floors(block.select):
+        if isinstance(node, D.TimeStep):
+            by = node.args.get("by")
+            if not isinstance(by, D.WindowInterval):
+                if isinstance(by, exp.Literal) and float(by.name) <= 0:
+                    token = _token_at(tokens, D.pos(by, "value")[0]) if D.pos(by, "value") else None
+                    if token is not None:
+                        _syntax_error(reporter, token, "the step of STEP must be greater than zero")
+                continue
+            for pair in [by, *(by.args.get("more") or [])]:
+                for key in ("unit", "to"):
+                    word = (pair.args.get(key) or "").upper()
+                    if word.rstrip("S") in ("YEAR", "MONTH", "QUARTER"):
+                        unit = word.rstrip("S")
+                        token = _token_at(tokens, D.pos(pair, key)[0])
+                        if token is not None:
+                            _syntax_error(reporter, token, "STEP takes an interval of fixed length (SECOND, MINUTE, "
+                                          f"HOUR or DAY); for calendar {unit.lower()}s write FLOOR(ts TO {unit})")
+                        break
+            literal = by.this
+            if literal is not None and re.fullmatch(r"[0:. ]+", literal.name.strip() or "x"):
+                start = D.pos(by, "interval")
+                if start is not None:
+                    written = _text_of(reporter, by)
+                    reporter.add("OVERJOIN_SYNTAX_ERROR", (start[0], start[0] + len(written) - 1), token=written,
+                                 detail="the interval of STEP must be longer than zero")
+        else:
+            unit = node.args["to"].name.upper()
+            if unit.rstrip("S") not in _FLOOR_UNITS:
+                token = next((t for i, t in enumerate(tokens) if i and tokens[i - 1].text.upper() == "TO"
+                              and t.text.upper() == unit), None)
+                if token is not None:
+                    _syntax_error(reporter, token, f"expected a unit ({', '.join(_FLOOR_UNITS)})")
+
+
+def _text_of(reporter: _Reporter, node: D.WindowInterval) -> str:
+    """The interval as written, from INTERVAL to its last unit (or value)."""
+    start = D.pos(node, "interval")
+    if start is None:
+        return ""
+    last = [node, *(node.args.get("more") or [])][-1]
+    ends = [p[1] for p in (D.pos(last, k) for k in ("literal", "unit", "precision", "to", "to_precision")) if p]
+    return reporter.text.sql[start[0] : max(ends, default=start[1]) + 1]
 
 
 def _own_columns(select: exp.Select) -> Iterator[exp.Column]:

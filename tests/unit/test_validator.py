@@ -68,8 +68,25 @@ class TestSyntax:
 
     def test_unparseable_statement_is_never_silent(self) -> None:
         # sqlglot would keep this as an opaque Command.
-        d = one("CREATE STREAM beast_events (row_id integer)")
+        d = one("CREATE BEAST beast_events (row_id integer)")
         assert d.code == "OJ001" and d.column == 8
+
+    def test_stream_and_pump_statements_are_checked(self) -> None:
+        # docs/semantics.md §10: their own syntax here, a pump's query as any other query.
+        for sql in (
+            "CREATE STREAM beast_events (row_id integer)",
+            'CREATE OR REPLACE STREAM "DEST" ("ticker" VARCHAR(4), "n" BIGINT) DESCRIPTION \'d\'',
+            "CREATE STREAM src (ROWTIME TIMESTAMP, id INT) WITH (format = 'json', path = '/in')",
+            "CREATE PUMP p STOPPED AS INSERT INTO dest (a, b) SELECT STREAM ROWTIME, a, b FROM src",
+            "ALTER PUMP p START", "DROP PUMP IF EXISTS p", "DROP STREAM s", "SHOW PUMPS", "SHOW STREAMS",
+            "DESCRIBE PUMP p",
+        ):
+            assert overjoin.validate(sql) == [], sql
+        assert [(d.code, d.column, d.params["detail"]) for d in overjoin.validate("ALTER PUMP p PAUSE")] == [
+            ("OJ001", 14, "expected START or STOP")]
+        assert one("CREATE PUMP p AS INSERT dest SELECT 1").params["detail"] == "expected INTO"
+        d = one("CREATE PUMP p AS INSERT INTO dest\nSELECT STREAM * FROM a JOIN b OVER (ROWS -1 PRECEDING) ON TRUE")
+        assert (d.code, d.line) == ("OJ104", 2)  # the query's own error, at its place in the statement
 
     def test_end_of_input(self) -> None:
         d = one("SELECT * FROM")

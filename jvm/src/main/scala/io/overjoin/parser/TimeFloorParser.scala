@@ -64,13 +64,13 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
     if (v.kind == TokenKind.Number) {
       if (sep + 2 < close) c.syntax(sep + 2, "')' after the step")
       if (BigDecimal(v.text.filterNot(_.isLetter)) <= 0)
-        throw OverjoinErrors.syntaxDetail(c.span(v), v.text, "the step of STEP must be greater than zero")
+        throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", "the step of STEP must be greater than zero")
       return TimeFloorCall(0, "STEP", text, stepNumber = Some(v.text))
     }
     if (!v.isWord("INTERVAL")) c.syntax(sep + 1, "an interval such as INTERVAL '60' SECOND, or a number")
     (sep + 1 until close).find(k => tokens(k).isWordIn(Set("YEAR", "YEARS", "MONTH", "MONTHS", "QUARTER", "QUARTERS")))
       .foreach { k =>
-        throw OverjoinErrors.syntaxDetail(c.span(tokens(k)), tokens(k).text,
+        throw OverjoinErrors.syntaxDetail(c.span(tokens(k)), s"'${tokens(k).text}'",
           s"STEP takes an interval of fixed length (SECOND, MINUTE, HOUR or DAY); " +
             s"for calendar ${tokens(k).upper.stripSuffix("S").toLowerCase}s write FLOOR(ts TO ${tokens(k).upper.stripSuffix("S")})")
       }

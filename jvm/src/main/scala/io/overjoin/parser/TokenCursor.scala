@@ -80,7 +80,8 @@ private[parser] final class TokenCursor(val sql: String, val tokens: IndexedSeq[
   def syntax(i: Int, expected: String, atEnd: Boolean = false): Nothing = {
     if (i >= n) throw OverjoinErrors.syntax(TextSpan(sql, sql.length, sql.length), "end of input", expected)
     val t = tokens(i)
-    throw OverjoinErrors.syntax(span(t), s"'${t.text}'", expected)
+    // A string literal is shown as written (it has its quotes already).
+    throw OverjoinErrors.syntax(span(t), if (t.kind == TokenKind.Str) t.text else s"'${t.text}'", expected)
   }
 
   /** The contents of a quoted literal, without its prefix and quotes. */

@@ -11,7 +11,7 @@ import io.overjoin.model.ScanResult
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinParseException
 import io.overjoin.parser.{DeepStack, Lexer, QueryBlockScanner, TokenKind}
-import io.overjoin.streams.StreamStatementParser
+import io.overjoin.streams.{CreatePumpCommand, StreamStatementParser}
 
 /**
  * overjoin's SQL parser. It wraps the parser Spark gives it (Spark's own, or Delta's, Iceberg's, or
@@ -45,6 +45,14 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
       parse: String => LogicalPlan): LogicalPlan = {
     // Streams and pumps (CREATE STREAM, CREATE PUMP, SHOW PUMPS, ...) are whole statements of their own.
     val streamStatement = if (OverjoinConf.parserEnabled()) StreamStatementParser.parse(sqlText) else None
+    streamStatement.foreach {
+      case pump: CreatePumpCommand =>
+        // The pump's query runs later, in the server; its overjoin syntax is checked now, with
+        // positions in this statement (the text before the query blanked).
+        val at = sqlText.lastIndexOf(pump.query)
+        if (at > 0) QueryBlockScanner.scan(sqlText.substring(0, at).map(ch => if (ch == '\n') ch else ' ') + sqlText.substring(at))
+      case _ =>
+    }
     if (streamStatement.isDefined) return streamStatement.get
     val scan = if (OverjoinConf.parserEnabled()) QueryBlockScanner.scan(sqlText) else ScanResult.NotOurs
     if (!scan.isOurs) {
