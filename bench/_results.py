@@ -16,8 +16,5 @@ def replace_section(title: str, body: str, path: Path = RESULTS) -> None:
     section = f"{heading}\n\n{body.strip()}\n"
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
     pattern = re.compile(rf"^{re.escape(heading)}\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
+    text = pattern.sub(lambda _: section + "\n", text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
     path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")

@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import replace_section  # noqa: E402
-from bench_join import machine  # noqa: E402
+from _results import replace_section
+from bench_join import machine
 
 SECTION = "Join operators"
 T0_US = 1_704_067_200_000_000  # 2024-01-01 00:00:00 UTC
@@ -157,11 +157,9 @@ def run_once(spark: Any, engine: str, folder: Path, args: argparse.Namespace, la
 
 
 def flink_available() -> bool:
-    try:
-        import pyflink  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("pyflink") is not None
 
 
 def report(args: argparse.Namespace, runs: list[Run], command: str, versions: str) -> str:

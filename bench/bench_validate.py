@@ -24,12 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from corpus_loader import load_corpus  # noqa: E402
+from corpus_loader import load_corpus
 
 sys.path.insert(0, str(ROOT / "bench"))
-from _results import replace_section  # noqa: E402
+from _results import replace_section
 
-from overjoin.validator import parse_statements, validate  # noqa: E402
+from overjoin.validator import parse_statements, validate
 
 __all__ = ["main", "measure", "update_results"]
 

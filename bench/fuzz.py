@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _results import replace_section  # noqa: E402
+from _results import replace_section
 
-from tests.fuzz_checks import jvm_outcome, py_outcome  # noqa: E402
-from tests.fuzz_sql import mutate  # noqa: E402
+from tests.fuzz_checks import jvm_outcome, py_outcome
+from tests.fuzz_sql import mutate
 
 OUT = ROOT / "bench" / "out" / "fuzz"
 
@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     for seed in range(args.start, args.start + args.n):
         sql = mutate(seed)
-        for name, check in (("jvm", lambda: jvm_outcome(spark, sql)), ("validator", lambda: py_outcome(sql))):
+        checks = (("jvm", lambda sql=sql: jvm_outcome(spark, sql)), ("validator", lambda sql=sql: py_outcome(sql)))
+        for name, check in checks:
             t0 = time.perf_counter()
             kind, what = check()
             times[name].append(time.perf_counter() - t0)

@@ -21,9 +21,10 @@ Every input's rows arrive in non-decreasing rowtime order. Pure Python; no Spark
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from tests.reference_model import (
     CURRENT_ROW,
@@ -39,7 +40,7 @@ from tests.reference_model import (
     sort_key,
 )
 
-__all__ = ["ALIASES", "Case", "FLUSH_ID", "SCHEMA", "T0", "VIEWS", "describe", "random_case", "shrink"]
+__all__ = ["ALIASES", "FLUSH_ID", "SCHEMA", "T0", "VIEWS", "Case", "describe", "random_case", "shrink"]
 
 T0 = datetime(2024, 1, 1, 0, 0, 0)
 """Rowtime 0 of every generated case; rowtimes are T0 + whole seconds."""
@@ -289,10 +290,7 @@ def random_case(seed: int) -> Case:
             x_t, x_k = rng.choice(drafts[left])
             wx, wy = windows[left], windows[right]
             assert isinstance(wx.a, timedelta) and isinstance(wy.a, timedelta)
-            if rng.random() < 0.5:
-                edge = x_t + (wx.a - wy.b) // _SEC
-            else:
-                edge = x_t + (wx.b - wy.a) // _SEC
+            edge = x_t + (wx.a - wy.b) // _SEC if rng.random() < 0.5 else x_t + (wx.b - wy.a) // _SEC
             # Now and then just past the edge, where it must not match.
             if rng.random() < 0.25:
                 edge += rng.choice([-1, 1])

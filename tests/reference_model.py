@@ -1,7 +1,7 @@
 """A small, deliberately naive model of docs/semantics.md §1-4, for differential tests.
 
 Everything here is pure Python and written to be checked line by line against the contract; it
-tries every pair of rows and never optimises. Each rule carries the SEMANTICS.md section it
+tries every pair of rows and never optimises. Each rule carries the docs/semantics.md section it
 implements.
 
 Vocabulary:
@@ -33,9 +33,10 @@ Typical use::
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any
 
 __all__ = [
     "CURRENT_ROW",
@@ -65,10 +66,10 @@ __all__ = [
 Row = dict[str, Any]
 """One input row: column name -> value; ``None`` is SQL NULL."""
 
-Env = Mapping[str, Optional[Row]]
+Env = Mapping[str, Row | None]
 """What a join condition sees: every alias joined so far -> its row, or None when null-padded."""
 
-Condition = Callable[[Env], Optional[bool]]
+Condition = Callable[[Env], bool | None]
 """A join condition in SQL's three-valued logic: True, False or None (NULL, which is not true)."""
 
 JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "CROSS")
@@ -80,7 +81,7 @@ JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "CROSS")
 
 @dataclass(frozen=True)
 class Window:
-    """The window of one join input (SEMANTICS.md section 2).
+    """The window of one join input (docs/semantics.md §2).
 
     * ``kind="RANGE"``: ``RANGE BETWEEN a PRECEDING AND b PRECEDING`` with ``a >= b >= 0``
       (timedeltas). ``RANGE INTERVAL 'n' PRECEDING`` is ``a=n, b=0``; ``RANGE CURRENT ROW`` is
@@ -305,7 +306,7 @@ def evaluate(inputs: Sequence[Input], joins: Sequence[Join]) -> list[Out]:
         if join.kind in ("RIGHT", "FULL"):
             for (y, y_life), was_matched in zip(right_rows, right_matched):
                 if not was_matched:
-                    padded: dict[str, Row | None] = {n: None for n in left_names}
+                    padded: dict[str, Row | None] = dict.fromkeys(left_names)
                     padded[right.name] = y
                     joined.append(_Partial(padded, y_life, end_of(y_life)))
         partials = joined

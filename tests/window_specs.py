@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["random_statement", "random_size", "random_interval", "random_duration"]
+__all__ = ["random_duration", "random_interval", "random_size", "random_statement"]
 
 _UNITS = ["SECOND", "SECONDS", "MINUTE", "MINUTES", "HOUR", "HOURS", "DAY", "DAYS", "WEEK",
           "MILLISECOND", "MILLISECONDS", "MICROSECOND", "second", "Minute"]  # fmt: skip
@@ -72,7 +72,7 @@ def random_interval(rng: random.Random) -> str:
                  for _ in range(rng.randint(1, 3))]  # fmt: skip
         return f"INTERVAL {minus}'{' '.join(parts)}'"
     count = rng.choice(["5", "10", "1.5", "3"])
-    return f"INTERVAL {minus}{count} {rng.choice(_UNITS + ['MONTHS'])}"
+    return f"INTERVAL {minus}{count} {rng.choice([*_UNITS, 'MONTHS'])}"
 
 
 def random_duration(rng: random.Random) -> str:

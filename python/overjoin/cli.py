@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import TextIO
 
 __all__ = ["build_parser", "main"]
 
@@ -122,14 +123,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _cmd_check(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from overjoin.validator import validate
+    from overjoin.validator import Diagnostic, validate
 
     out = out or sys.stdout
     err = err or sys.stderr
     schemas = _load_schemas(args.schemas, err) if args.schemas else None
     if args.schemas and schemas is None:
         return 2
-    found: list[tuple[str, str, object]] = []
+    found: list[tuple[str, str, Diagnostic]] = []
     status = 0
     for path in args.files:
         source = _read(path, err)
@@ -140,15 +141,15 @@ def _cmd_check(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
         for diagnostic in validate(source, schemas, double_quoted_identifiers=args.double_quoted_identifiers):
             found.append((name, source, diagnostic))
     if args.format == "json":
-        items = [{"path": name, **d.to_dict()} for name, _, d in found]  # type: ignore[attr-defined]
+        items = [{"path": name, **d.to_dict()} for name, _, d in found]
         out.write(json.dumps(items, indent=2) + "\n")
     else:
         for name, source, diagnostic in found:
-            out.write(diagnostic.render(source, name) + "\n")  # type: ignore[attr-defined]
-        errors = sum(d.severity == "error" for _, _, d in found)  # type: ignore[attr-defined]
+            out.write(diagnostic.render(source, name) + "\n")
+        errors = sum(d.severity == "error" for _, _, d in found)
         if found:
             out.write(f"{errors} error(s), {len(found) - errors} warning(s)\n")
-    if any(d.severity == "error" for _, _, d in found):  # type: ignore[attr-defined]
+    if any(d.severity == "error" for _, _, d in found):
         status = max(status, 1)
     return status
 

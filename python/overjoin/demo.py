@@ -16,7 +16,8 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["QUERY", "main"]
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Mapping
 
-__all__ = ["Condition", "catalogue", "condition", "format_message", "by_code"]
+__all__ = ["Condition", "by_code", "catalogue", "condition", "format_message"]
 
 _PLACEHOLDER = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>")
 

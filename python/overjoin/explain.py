@@ -1,7 +1,7 @@
 """``overjoin explain``: what a query becomes in plain Spark SQL, and what each input does.
 
 For a query block whose join inputs all have ``RANGE`` windows (written, from ``WITHIN``, or the
-default ``RANGE CURRENT ROW``), SEMANTICS.md sections 3-4 give the rewrite: input ``X`` with
+default ``RANGE CURRENT ROW``), docs/semantics.md §3-4 give the rewrite: input ``X`` with
 window ``RANGE BETWEEN a PRECEDING AND b PRECEDING`` lives during ``[x.t + b, x.t + a]``, and
 
 * ``X JOIN Y ON c`` becomes ``X JOIN Y ON c AND y.t BETWEEN x.t + (b_X - a_Y) AND x.t + (a_X - b_Y)``
@@ -24,7 +24,19 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from overjoin import dialect as D
-from overjoin.validator import Block, Diagnostic, Input, JoinStep, Window, block_model, parse_statements, validate
+from overjoin.validator import (
+    Block,
+    Diagnostic,
+    Input,
+    JoinStep,
+    Reporter,
+    Text,
+    Window,
+    block_model,
+    parse_statements,
+    validate,
+)
+from overjoin.validator.checks import Context
 
 __all__ = ["Explanation", "InputReport", "explain", "format_explanations"]
 
@@ -96,10 +108,9 @@ def _explain_tree(source: str, tree: exp.Expr) -> Explanation:
 
 def _resolve(block: Block) -> None:
     """Fill each input's window and rowtime column (the validator has accepted the query)."""
-    from overjoin.validator import _Context, _Reporter, _Text  # noqa: PLC0415 - shared internals
 
     sql = block.select.sql(dialect=D.dialect_for())
-    ctx = _Context(block, _Reporter(_Text(sql)), [], None)
+    ctx = Context(block, Reporter(Text(sql)), [], None)
     ctx._resolve_windows()
     for item in block.inputs:
         order = item.window.order_column if item.window else None
@@ -140,6 +151,8 @@ def _not_rewritable(block: Block) -> str | None:
 
 
 def _t(item: Input) -> exp.Column:
+    if item.rowtime is None:
+        raise ValueError(f"input {item.display} has no rowtime")  # rewritten only once every input has one
     return exp.column(item.rowtime, table=item.ref)
 
 

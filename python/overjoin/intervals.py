@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "BadValue",
@@ -49,7 +49,7 @@ class VariableUnit:
     unit: str
 
 
-Result = Union[int, BadValue, VariableUnit]
+Result = int | BadValue | VariableUnit
 
 
 @lru_cache(maxsize=1)

@@ -13,6 +13,7 @@ Everything else goes to ``<state-dir>/server.log``. See docs/server.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import ipaddress
 import os
@@ -20,8 +21,8 @@ import shutil
 import signal
 import socket
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 __all__ = ["MAIN_CLASS", "TOKEN_ENV", "add_arguments", "build_command", "main"]
 
@@ -113,10 +114,8 @@ def _private_jar(state: Path) -> Path:
         tmp.replace(target)
     for old in lib.glob("overjoin-*.jar"):
         if old != target:
-            try:
+            with contextlib.suppress(OSError):
                 old.unlink()
-            except OSError:
-                pass
     return target
 
 

@@ -86,9 +86,12 @@ def is_active(spark: SparkSession) -> bool:
     so tests and tools should check this rather than assume it.
     """
     try:
-        parser = spark._jsparkSession.sessionState().sqlParser()  # type: ignore[attr-defined]
-        return bool(spark._jvm.io.overjoin.catalyst.parser.OverjoinSqlParser.isInChain(parser))  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - any failure to reach the class means it is not loaded
+        jvm = spark._jvm
+        if jvm is None:  # a Spark Connect session: no JVM here to ask
+            return False
+        parser = spark._jsparkSession.sessionState().sqlParser()
+        return bool(jvm.io.overjoin.catalyst.parser.OverjoinSqlParser.isInChain(parser))
+    except Exception:
         return False
 
 

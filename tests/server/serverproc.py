@@ -88,7 +88,7 @@ class Server:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.kill()
-            raise AssertionError("the server did not stop within {timeout}s of SIGTERM")
+            raise AssertionError(f"the server did not stop within {timeout}s of SIGTERM") from None
 
     def kill(self) -> None:
         """kill -9 of the server's PID."""

@@ -183,7 +183,10 @@ def test_step_aggregation_pump_and_a_join_of_the_aggregated_stream(server: Serve
     )
     write_rows(folder, "t1", [row(i, name="xy"[i % 2]) for i in range(30)])
     write_rows(folder, "t2", [row(100, name="z")])  # moves the watermark past every window above
-    at = lambda s: BASE.replace(tzinfo=None) + timedelta(seconds=s)  # noqa: E731
+
+    def at(s: int) -> datetime:
+        return BASE.replace(tzinfo=None) + timedelta(seconds=s)
+
     expected = [(at(e), name, 5, sum(i for i in range(e - 10, e) if "xy"[i % 2] == name)) for e in (10, 20, 30) for name in "xy"]
     wait_until(lambda: len(server.query("SELECT * FROM per_10s")) == 6, what="six closed windows in per_10s")
     assert server.query("SELECT ROWTIME, name, n, total FROM per_10s ORDER BY ROWTIME, name") == expected

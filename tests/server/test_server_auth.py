@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from tests.server.serverproc import Server, beeline_rows
@@ -30,7 +32,7 @@ def test_pyhive_needs_the_token_as_password(server: Server) -> None:
         assert cur.fetchall() == [(42,)]
     finally:
         conn.close()
-    with pytest.raises(Exception, match="(?i)auth|validating|login|sasl"):
+    with pytest.raises(Exception, match=r"(?i)auth|validating|login|sasl"):
         server.hive(auth="CUSTOM", password="wrong").cursor().execute("SELECT 1")
 
 
@@ -56,10 +58,8 @@ def test_connect_needs_the_token(server: Server) -> None:
         spark.stop()
     anonymous = SparkSession.builder.remote(f"sc://localhost:{server.connect_port}").create()
     try:
-        with pytest.raises(Exception, match="UNAUTHENTICATED|authentication"):
+        with pytest.raises(Exception, match=r"UNAUTHENTICATED|authentication"):
             anonymous.sql("SELECT 1").collect()
     finally:
-        try:
+        with contextlib.suppress(Exception):
             anonymous.stop()
-        except Exception:  # noqa: BLE001 - the session never authenticated
-            pass

@@ -9,11 +9,12 @@ errors, the message parameters (``None`` for Spark's, whose wording is Spark's).
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Optional, Tuple
+from collections.abc import Mapping
+from typing import Any
 
 import overjoin
 
-Verdict = Optional[Tuple[str, Optional[int], Optional[int], Optional[Mapping[str, str]]]]
+Verdict = tuple[str, int | None, int | None, Mapping[str, str] | None] | None
 
 _POSITION = re.compile(r"\(line (\d+), pos (\d+)\)")
 

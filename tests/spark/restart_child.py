@@ -19,7 +19,6 @@ import sys
 from typing import Any
 
 import overjoin
-
 from tests.generators import Case, random_case
 from tests.spark.streams import _jsonable
 
@@ -59,7 +58,7 @@ def main(spec_path: str) -> None:
         folder_of = dict(zip(spec["views"], spec["folders"]))
     else:
         case, batches = case_for(spec["kind"], spec["seed"])
-        sql, schemas = case.sql_reading(spec["views"]), {v: spec["schema"] for v in spec["views"]}
+        sql, schemas = case.sql_reading(spec["views"]), dict.fromkeys(spec["views"], spec["schema"])
         folder_of = {view: spec["folders"][case.views.index(view)] for view in case.views}
     conf = dict(spec["conf"])
     if spec.get("kind") == "ordered":

@@ -12,8 +12,9 @@ import itertools
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 _counter = itertools.count()
 
@@ -93,7 +94,7 @@ def run_stream(
             all_rows = spark.table(qname).collect()
             run.batches.append(all_rows[seen:])
             seen = len(all_rows)
-        run.progress = [p for p in query.recentProgress]
+        run.progress = list(query.recentProgress)
     finally:
         query.stop()
     return run

@@ -1,4 +1,4 @@
-"""ASOF joins over tables (SEMANTICS.md section 6), with RisingWave's published example (seed 003),
+"""ASOF joins over tables (docs/semantics.md §6), with RisingWave's published example (seed 003),
 which is an exact acceptance case."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ MARKET = [("TSLA", "09:00", 0.7), ("TSLA", "10:00", 0.8), ("TSLA", "11:00", 0.9)
 
 INNER = [("TSLA", t("09:30"), 250, 0.7), ("TSLA", t("10:30"), 252, 0.8), ("TSLA", t("11:30"), 255, 0.9),
          ("AMZN", t("09:30"), 3300, 0.6), ("AMZN", t("10:30"), 3310, 0.65), ("AMZN", t("11:30"), 3320, 0.7)]
-LEFT = INNER + [("GOOG", t("09:30"), 1400, None), ("GOOG", t("10:30"), 1410, None), ("GOOG", t("11:30"), 1420, None)]
+LEFT = [*INNER, ("GOOG", t("09:30"), 1400, None), ("GOOG", t("10:30"), 1410, None), ("GOOG", t("11:30"), 1420, None)]
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def test_asof_of_a_table_with_a_stream_is_refused_before_it_starts(spark, tmp_pa
     (spark.createDataFrame([("A", t("09:00"))], "k string, ts timestamp").write.mode("overwrite").parquet(str(tmp_path / "y")))
     spark.readStream.schema("k string, ts timestamp").parquet(str(tmp_path / "y")).createOrReplaceTempView("asof_sy")
     spark.createDataFrame([("A", t("08:00"))], "k string, ts timestamp").createOrReplaceTempView("asof_tx")
-    with pytest.raises(AnalysisException, match="OJ117.*ASOF_STREAM_WITH_TABLE|ASOF_STREAM_WITH_TABLE"):
+    with pytest.raises(AnalysisException, match=r"OJ117.*ASOF_STREAM_WITH_TABLE|ASOF_STREAM_WITH_TABLE"):
         spark.sql("SELECT * FROM asof_tx x ASOF JOIN asof_sy y ON x.k = y.k AND y.ts <= x.ts")
 
 

@@ -11,6 +11,7 @@ checkpoint) and must produce exactly the replay rows. Every process is stopped b
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -85,10 +86,8 @@ class Cluster:
     def stop(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
                 proc.wait(timeout=30)
 
 

@@ -6,7 +6,6 @@ import datetime as dt
 from contextlib import contextmanager
 
 import pytest
-from pyspark.errors import AnalysisException
 
 from tests.spark.streams import make_stream, run_stream
 
@@ -28,7 +27,7 @@ def setting(spark, key: str, value: str):
         spark.conf.unset(key)
 
 
-@pytest.mark.parametrize("key,value,expected", [
+@pytest.mark.parametrize(("key", "value", "expected"), [
     ("spark.overjoin.emit", "sometimes", "unordered"),
     ("spark.overjoin.lateness", "soon", "non-negative interval"),
     ("spark.overjoin.lateness", "-5 seconds", "non-negative interval"),

@@ -46,13 +46,12 @@ def test_nesting_too_deep_for_spark_is_a_clean_error(spark):
     plain = "SELECT " + "(" * 5000 + "1" + ")" * 5000
     kind, condition = jvm_outcome(spark, plain, timeout=60)
     assert (kind, condition) == ("error", "FAILED_TO_PARSE_TOO_COMPLEX")
-    try:
+    with pytest.raises(ParseException) as info:
         spark.sql("SELECT * FROM " + deep)
-    except ParseException as e:
-        assert "OJ002" in str(e) and "5001 levels" in str(e)
+    assert "OJ002" in str(info.value) and "5001 levels" in str(info.value)
 
 
-@pytest.mark.parametrize("name,sql", load_fuzz_regressions(), ids=lambda v: v if v.endswith(".sql") else "")
+@pytest.mark.parametrize(("name", "sql"), load_fuzz_regressions(), ids=lambda v: v if v.endswith(".sql") else "")
 def test_statements_that_once_crashed_the_jvm_parser(spark, name, sql):
     kind, what = jvm_outcome(spark, sql, timeout=30)
     assert kind in ("ok", "error"), f"{name}: {kind}: {what}"

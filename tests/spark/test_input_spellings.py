@@ -61,7 +61,7 @@ def _run(spark, spelling: str | None):
     n = next(_n)
     names = {"l": f"sp_l{n}", "r": f"sp_r{n}"}
     inputs = {}
-    for side, view in names.items():
+    for view in names.values():
         inputs[view] = make_stream(spark, view, SCHEMA, watermark=None if spelling else "ts, 10 seconds")
         spark.sql(f"CREATE TABLE {view}_t ({SCHEMA}) USING json LOCATION '{inputs[view].folder}'")
     try:
@@ -69,7 +69,7 @@ def _run(spark, spelling: str | None):
             sql = _query(f"{names['l']} AS l", f"{names['r']} {WINDOW} AS r", named=False)
         else:
             left, right = SPELLINGS[spelling]
-            fill = dict(l=names["l"], r=names["r"], lt=names["l"] + "_t", rt=names["r"] + "_t")
+            fill = {"l": names["l"], "r": names["r"], "lt": names["l"] + "_t", "rt": names["r"] + "_t"}
             sql = _query(left.format(**fill), right.format(**fill), named="OVER w" in right)
         batches = [{names[side]: rows for side, rows in b.items()} for b in BATCHES]
         run = run_stream(spark, sql, batches, inputs)

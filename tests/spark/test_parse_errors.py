@@ -28,7 +28,7 @@ WINDOW_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("window,code,at", WINDOW_ERRORS)
+@pytest.mark.parametrize(("window", "code", "at"), WINDOW_ERRORS)
 def test_window_errors_point_at_the_offending_text(spark, window, code, at):
     sql = BASE.format(w=window)
     with pytest.raises(ParseException) as e:

@@ -102,7 +102,7 @@ def _assert_exact(case: Case, rows: list[tuple[Any, ...]], expected: list[tuple[
     assert multiset(actual) == multiset(expected), describe(case, actual)
 
 
-@pytest.mark.parametrize("kind,seed", RUNS, ids=lambda v: str(v))
+@pytest.mark.parametrize(("kind", "seed"), RUNS, ids=lambda v: str(v))
 def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, kind, seed):
     case, batches = case_for(kind, seed)
     views = [f"{v}_r{seed}" for v in case.views]
@@ -139,9 +139,7 @@ def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, kin
     _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
 
 
-KILL_RUNS = ([("range", s) for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2]
-             + [("rows", next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5))]
-             + [("ordered", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3))])
+KILL_RUNS = ([*[("range", s) for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2], ("rows", next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5)), ("ordered", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3))])
 
 
 CHILD_CONF = {"spark.master": "local[2]", "spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false",
@@ -153,7 +151,7 @@ def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) ->
     its JVM with SIGKILL once batch ``kill_after`` is written, while that batch is in progress."""
     spec_path = work / "spec.json"
     spec_path.write_text(json.dumps(spec))
-    errors = open(work / "child.err", "w")  # noqa: SIM115 - closed below, after the child
+    errors = open(work / "child.err", "w")
     child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(spec_path)],
                              cwd=REPO, stdout=subprocess.PIPE, stderr=errors, text=True)
     jvm_pid = None
@@ -237,7 +235,7 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
         replay = [r for r in replay if r[2] is not None or any(x["v"] == r[1] and x["k"] is None for x in xs)]
 
     folders = {name: tmp_path / name for name in ("x", "y")}
-    for name, folder in folders.items():
+    for folder in folders.values():
         folder.mkdir()
     spark.readStream.schema("k string, ts timestamp, v int").json(str(folders["x"])).createOrReplaceTempView(f"rax_s{tag}")
     spark.readStream.schema("k string, ts timestamp, w int").json(str(folders["y"])).createOrReplaceTempView(f"ray_s{tag}")
@@ -360,8 +358,5 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
     finally:
         query.stop()
     got = sorted(tuple(r) for r in spark.read.parquet(out).collect())
-    if kind == "asof":
-        got = [r for r in got if r[1] != -1]
-    else:
-        got = [r for r in got if r[1] != 9]
+    got = [r for r in got if r[1] != -1] if kind == "asof" else [r for r in got if r[1] != 9]
     assert got == expected

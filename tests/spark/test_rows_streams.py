@@ -113,7 +113,7 @@ def test_rows_window_stream_out_of_order_matches_the_reference_model(spark, seed
     flush = flush_rows(case)
     batches = case.shuffled_batches(4 * SEC, count=8) + [{v: [f[n]] for v, f in zip(case.views, flush)}
                                                         for n in range(2)]
-    actual, run = run_case(spark, case, batches, "ro", lateness="4 seconds")
+    actual, _ = run_case(spark, case, batches, "ro", lateness="4 seconds")
     expected = stream_expected(case, _arrival_order(case, batches))
     assert multiset(actual) == multiset(expected), describe(case, actual)
 
@@ -154,7 +154,7 @@ def _stream(spark: Any, name: str, tmp_path: Any) -> None:
 
 def test_rows_window_joined_again_is_refused(spark, tmp_path):
     _stream(spark, "rows_s1", tmp_path)
-    with pytest.raises(AnalysisException, match="OJ117.*ROWS_WINDOW_JOINED_AGAIN|ROWS_WINDOW_JOINED_AGAIN"):
+    with pytest.raises(AnalysisException, match=r"OJ117.*ROWS_WINDOW_JOINED_AGAIN|ROWS_WINDOW_JOINED_AGAIN"):
         spark.sql("SELECT STREAM * FROM rows_s1 OVER (ROWS 2 PRECEDING) AS a JOIN rows_s1 AS b ON a.k = b.k "
                   "JOIN rows_s1 AS c ON c.k = b.k")
 
@@ -195,7 +195,7 @@ def test_match_bids_and_asks_view_of_seed_004_streams_with_the_replay_rows(spark
         spark.sql(f"CREATE TABLE SALES.{name} ({schema}) USING json LOCATION '{folder}'")
         inputs[name] = StreamInput(name, schema, str(folder))
     batches = []
-    ask_times = rng.sample(range(0, 120), 60)  # distinct: the order of tied asks would be arbitrary
+    ask_times = rng.sample(range(120), 60)  # distinct: the order of tied asks would be arbitrary
     for b in range(6):
         bids = [{"rowtime": T0 + t * SEC, "ticker": rng.choice("XY"), "shares": rng.choice([10, 20]),
                  "price": rng.choice([5.0, 5.5])} for t in sorted(rng.randint(b * 20, b * 20 + 19) for _ in range(10))]
@@ -254,7 +254,7 @@ STREAM_HINTS = [
 ]
 
 
-@pytest.mark.parametrize("code,bad,fixed,setting", STREAM_HINTS, ids=[h[0] for h in STREAM_HINTS])
+@pytest.mark.parametrize(("code", "bad", "fixed", "setting"), STREAM_HINTS, ids=[h[0] for h in STREAM_HINTS])
 def test_each_stream_hint_fixes_the_query(spark, code, bad, fixed, setting):
     """The bad query fails before it starts with its sub-condition; the query its hint suggests
     runs as a stream and returns rows."""
@@ -275,5 +275,5 @@ def test_each_stream_hint_fixes_the_query(spark, code, bad, fixed, setting):
     batch = {n: [r for r in rows if r["id"] // 10 == i] for i, n in enumerate(names.values(), 1)}
     far = [{n: [{"id": 9000 + m, "k": 99, "rowtime": T0 + (1000 + 100 * m) * SEC}] for n in names.values()}
            for m in range(2)]
-    run = run_stream(spark, fixed.format(t=table, **names), [batch] + far, inputs)
+    run = run_stream(spark, fixed.format(t=table, **names), [batch, *far], inputs)
     assert [r for r in run.rows if r.a_id < 9000], f"the fixed query returned no rows: {fixed}"

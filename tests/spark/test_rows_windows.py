@@ -1,4 +1,4 @@
-"""ROWS windows over tables (SEMANTICS.md sections 2-4), against the reference model.
+"""ROWS windows over tables (docs/semantics.md §2-4), against the reference model.
 
 A row's life interval is `[x.t, s.t)` with `s` the `(n+1)`-th later row of its input (per
 partition under PARTITION BY); a null-padded row whose window never closed gets the largest rowtime

@@ -1,7 +1,7 @@
 """Acceptance: the s-Server stocks examples (seed 001) and the Lenses WITHIN example (seed 002),
-with the corrections of SEMANTICS.md section 9, in replay and as streams.
+with the corrections of docs/semantics.md §9, in replay and as streams.
 
-Expected rows are worked out by hand from the rules (SEMANTICS.md sections 3-4) and written out
+Expected rows are worked out by hand from the rules (docs/semantics.md §3-4) and written out
 in full, with their rowtimes.
 """
 
@@ -37,7 +37,7 @@ INNER = [
     (t("03:20"), "GOOGL", 1000, 100),
     (t("03:20"), "GOOGL", 2000, 100),
     (t("03:20"), "IBM", 2000, 100),     # 05:02:10 has left the window by 05:03:20
-    # SEMANTICS.md section 9: with the input table these are at 05:03:28 and 05:03:30
+    # docs/semantics.md §9: with the input table these are at 05:03:28 and 05:03:30
     (t("03:28"), "MSFT", 1000, 100),
     (t("03:28"), "MSFT", 1000, 200),
     (t("03:30"), "MSFT", 2000, 100),
@@ -66,7 +66,7 @@ def tuples(rows):
 def test_stocks_inner_replay(spark, join):
     load_tables(spark, STOCK_PRICE)
     assert tuples(spark.sql(QUERY.format(join=join)).collect()) == tuples(INNER)
-    load_tables(spark, STOCK_PRICE + [IBM_200])
+    load_tables(spark, [*STOCK_PRICE, IBM_200])
     assert tuples(spark.sql(QUERY.format(join=join)).collect()) == tuples(INNER + IBM_200_MATCHES)
 
 
@@ -74,12 +74,12 @@ def test_stocks_inner_replay(spark, join):
 def test_stocks_outer_joins_replay(spark, join):
     # Section 9: the seed's NULL rows (GOOGL 1000, MSFT 100 at 05:03:15) have matches within the
     # minute, so every row matches and the outer joins return exactly the inner join's rows.
-    load_tables(spark, STOCK_PRICE + [IBM_200])
+    load_tables(spark, [*STOCK_PRICE, IBM_200])
     assert tuples(spark.sql(QUERY.format(join=join)).collect()) == tuples(INNER + IBM_200_MATCHES)
 
 
 def test_stocks_using_natural_and_comma_forms_agree(spark):
-    load_tables(spark, STOCK_PRICE + [IBM_200])
+    load_tables(spark, [*STOCK_PRICE, IBM_200])
     base = "FROM order_quantity OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS oq "
     spw = "stock_price OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS sp"
     forms = [
@@ -93,12 +93,12 @@ def test_stocks_using_natural_and_comma_forms_agree(spark):
 
 
 def test_stocks_cross_join_pairs_every_row_in_both_windows(spark):
-    load_tables(spark, STOCK_PRICE + [IBM_200])
+    load_tables(spark, [*STOCK_PRICE, IBM_200])
     sql = ("SELECT STREAM rowtime, oq.quantity, sp.ending_price FROM order_quantity OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS oq "
            "CROSS JOIN stock_price OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS sp")
     expected = sorted(
         (max(t(a), t(b)), q, p)
-        for a, q, _ in ORDER_QUANTITY for b, p, _ in STOCK_PRICE + [IBM_200]
+        for a, q, _ in ORDER_QUANTITY for b, p, _ in [*STOCK_PRICE, IBM_200]
         if abs((t(a) - t(b)).total_seconds()) <= 60
     )
     assert sorted(tuple(r) for r in spark.sql(sql).collect()) == expected

@@ -22,7 +22,7 @@ def test_jar_is_inside_the_installed_package():
 
 
 def test_configure_rejects_what_is_not_a_builder():
-    with pytest.raises(TypeError, match="SparkSession.Builder"):
+    with pytest.raises(TypeError, match=r"SparkSession\.Builder"):
         overjoin.configure("local[2]")
     with pytest.raises(TypeError):
         overjoin.configure(None)

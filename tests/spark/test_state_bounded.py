@@ -4,6 +4,7 @@ longer match, so state depends on window size x rate, not on how long the stream
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 
 import pytest
 
@@ -39,7 +40,7 @@ def test_join_state_stays_bounded_and_falls(spark):
     assert max(state) <= 2 * per_input_bound, (state, per_input_bound)
     assert max(state) < total_input / 4
     # It falls: rows leave state as the watermark passes them, many times over the run.
-    falls = sum(1 for a, b in zip(state, state[1:]) if b < a)
+    falls = sum(1 for a, b in itertools.pairwise(state) if b < a)
     assert falls >= BATCHES // 3, state
     # The second half of the stream does not hold more than the first: no growth with length.
     half = len(state) // 2

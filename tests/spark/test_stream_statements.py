@@ -31,7 +31,7 @@ def test_pumps_need_the_server(spark):
 def test_a_table_named_pump_is_still_a_table(spark):
     spark.sql("CREATE TABLE pump (id INT) USING parquet")
     try:
-        assert [r.col_name for r in spark.sql("DESC pump").collect()][0] == "id"
+        assert next(r.col_name for r in spark.sql("DESC pump").collect()) == "id"
         assert spark.sql("SELECT count(*) AS n FROM pump").collect()[0].n == 0
     finally:
         spark.sql("DROP TABLE pump")

@@ -1,4 +1,4 @@
-"""A stream joined with a table (SEMANTICS.md section 5): no window on the table, ROWTIME of the
+"""A stream joined with a table (docs/semantics.md §5): no window on the table, ROWTIME of the
 stream row, and only the outer joins a stream can answer."""
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ the watermark never passed.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from pyspark.errors import AnalysisException, ParseException

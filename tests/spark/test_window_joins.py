@@ -1,4 +1,4 @@
-"""Window joins (SEMANTICS.md section 7): TUMBLE/HOP table functions add window_start and
+"""Window joins (docs/semantics.md §7): TUMBLE/HOP table functions add window_start and
 window_end; joining two of them on window_start joins matching windows; ROWTIME = window_end."""
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpus_loader import CorpusEntry, load_corpus  # noqa: E402
+from corpus_loader import CorpusEntry, load_corpus
 
-from overjoin.errors import catalogue  # noqa: E402
-from overjoin.validator import validate  # noqa: E402
+from overjoin.errors import catalogue
+from overjoin.validator import validate
 
 ENTRIES = load_corpus()
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from sqlglot import exp
+from sqlglot.errors import ParseError
 
 from overjoin import dialect as D
 
@@ -235,7 +236,7 @@ class TestErrors:
     def test_parse_error_keeps_the_token(self) -> None:
         parser = D.dialect_for().parser()
         sql = "SELECT * FROM a OVER (RANGE INTERVAL '1' FORTNIGHT PRECEDING) AS x"
-        with pytest.raises(Exception):
+        with pytest.raises(ParseError):
             parser.parse(D.dialect_for().tokenize(sql), sql)
         message, token, at_end = parser.oj_error
         assert token.text == "FORTNIGHT" and not at_end

@@ -13,11 +13,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import pytest  # noqa: E402
+import pytest
 
-from tests.corpus_loader import load_fuzz_regressions  # noqa: E402
-from tests.fuzz_checks import py_outcome  # noqa: E402
-from tests.fuzz_sql import mutate  # noqa: E402
+from tests.corpus_loader import load_fuzz_regressions
+from tests.fuzz_checks import py_outcome
+from tests.fuzz_sql import mutate
 
 START = int(os.environ.get("OVERJOIN_FUZZ_START", "0"))
 N = int(os.environ.get("OVERJOIN_FUZZ_N", "2000"))
@@ -43,7 +43,7 @@ def test_nesting_too_deep_is_reported_not_raised() -> None:
     assert [d.code for d in found if d.severity == "error"][:1] in (["OJ002"], ["OJ001"])
 
 
-@pytest.mark.parametrize("name,sql", load_fuzz_regressions(), ids=lambda v: v if v.endswith(".sql") else "")
+@pytest.mark.parametrize(("name", "sql"), load_fuzz_regressions(), ids=lambda v: v if v.endswith(".sql") else "")
 def test_statements_that_once_crashed_the_validator(name: str, sql: str) -> None:
     kind, what = py_outcome(sql, timeout=30)
     assert kind in ("ok", "error"), f"{name}: {kind}: {what}"

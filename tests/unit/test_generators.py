@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from datetime import timedelta
 
@@ -85,7 +86,7 @@ def test_batches_are_in_global_rowtime_order_and_keep_every_row() -> None:
             [r["rowtime"] for rs in b.values() for r in rs if r["rowtime"] is not None] for b in batches
         ]
         spans = [s for s in spans if s]
-        for earlier, later in zip(spans, spans[1:]):
+        for earlier, later in itertools.pairwise(spans):
             assert max(earlier) < min(later), c.seed
     c = next(c for c in CASES if c.size() > 12)
     assert len(c.batches(1)) == 1 and len(c.batches(3)) == 3
@@ -129,7 +130,7 @@ def test_shrink_respects_its_budget() -> None:
 
 def test_describe_shows_seed_sql_rows_and_differences() -> None:
     c = next(c for c in CASES if c.expected())
-    text = describe(c, actual=c.expected()[1:] + [(T0, 1, 2)])
+    text = describe(c, actual=[*c.expected()[1:], (T0, 1, 2)])
     assert f"seed {c.seed}" in text and c.sql in text
     assert all(str(r["id"]) in text for rs in c.rows for r in rs)
     assert "missing 1, unexpected 1" in text

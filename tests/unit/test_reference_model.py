@@ -1,4 +1,4 @@
-"""The reference model (tests/reference_model.py) against hand-worked examples of SEMANTICS.md.
+"""The reference model (tests/reference_model.py) against hand-worked examples of docs/semantics.md.
 
 Every expected output here is worked out by hand from the contract's rules (sections 2-4), not
 read from the model; the seed examples are the acceptance cases the contract names.
@@ -73,7 +73,7 @@ def test_seed_000_orders_shipments() -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-# Seed 001 (SQLstream s-Server): the stocks examples, with the errata of SEMANTICS.md section 9.
+# Seed 001 (SQLstream s-Server): the stocks examples, with the errata of docs/semantics.md §9.
 
 
 def ts(hhmmss: str) -> datetime:
@@ -176,25 +176,22 @@ def test_seed_001_inputs_up_to_0515() -> None:
 
 
 def test_seed_001_left_up_to_0515_pads_googl_at_plus_one_minute() -> None:
-    assert stocks("LEFT", "05:03:15") == sorted(STOCKS_INNER_0515 + [GOOGL_PADDED])
+    assert stocks("LEFT", "05:03:15") == sorted([*STOCKS_INNER_0515, GOOGL_PADDED])
 
 
 def test_seed_001_right_up_to_0515_pads_msft_at_plus_one_minute() -> None:
-    assert stocks("RIGHT", "05:03:15") == sorted(STOCKS_INNER_0515 + [MSFT_PADDED])
+    assert stocks("RIGHT", "05:03:15") == sorted([*STOCKS_INNER_0515, MSFT_PADDED])
 
 
 def test_seed_001_full_up_to_0515_is_left_plus_right() -> None:
     # (None sorts first in the key stocks() uses: GOOGL's padded row has sp.ticker NULL.)
-    assert stocks("FULL", "05:03:15") == STOCKS_INNER_0515 + [GOOGL_PADDED, MSFT_PADDED]
+    assert stocks("FULL", "05:03:15") == [*STOCKS_INNER_0515, GOOGL_PADDED, MSFT_PADDED]
 
 
 def test_seed_001_right_up_to_0525_pads_both_msft_prices() -> None:
     # Prices up to 05:03:25, orders up to 05:03:25 (no MSFT order yet): both MSFT prices unmatched,
     # each padded one minute after its own rowtime.
-    assert stocks("RIGHT", "05:03:25") == sorted(STOCKS_INNER[:7] + [
-        (ts("05:04:15"), "MSFT", None, 100),
-        (ts("05:04:25"), "MSFT", None, 200),
-    ])
+    assert stocks("RIGHT", "05:03:25") == sorted([*STOCKS_INNER[:7], (ts("05:04:15"), "MSFT", None, 100), (ts("05:04:25"), "MSFT", None, 200)])
 
 
 def test_seed_001_cross_is_every_pair_within_the_minute() -> None:
@@ -499,4 +496,4 @@ def test_bad_joins_are_rejected() -> None:
         evaluate([a, Input("a", [], "t")], [Join("CROSS")])
     with pytest.raises(ValueError):
         evaluate([a], [])
-    assert CURRENT_ROW == Window.range(timedelta(0))
+    assert Window.range(timedelta(0)) == CURRENT_ROW

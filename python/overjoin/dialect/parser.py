@@ -1,0 +1,347 @@
+"""overjoin's sqlglot parser: Spark's, plus the hooks listed in :mod:`overjoin.dialect`."""
+
+from __future__ import annotations
+
+import typing as t
+
+from sqlglot import exp
+from sqlglot.parsers.spark import SparkParser
+from sqlglot.tokens import Token, TokenType
+
+from overjoin.dialect.expressions import (
+    OJ_RELATIONS,
+    OjJoin,
+    OjSelect,
+    TimeStep,
+    Watermark,
+)
+from overjoin.dialect.expressions import mark as _mark
+from overjoin.dialect.expressions import (
+    retype as _retype,
+)
+from overjoin.dialect.windows import JoinWindowGrammar
+
+# Tokens after which a bare STREAM in a select list must be a column, not the keyword.
+_NOT_AFTER_STREAM_KEYWORD = frozenset(
+    {
+        TokenType.FROM, TokenType.COMMA, TokenType.DOT, TokenType.ALIAS, TokenType.L_PAREN,
+        TokenType.R_PAREN, TokenType.SEMICOLON, TokenType.WHERE, TokenType.GROUP_BY,
+        TokenType.HAVING, TokenType.ORDER_BY, TokenType.LIMIT, TokenType.UNION, TokenType.EXCEPT,
+        TokenType.INTERSECT, TokenType.WINDOW, TokenType.EQ, TokenType.NEQ, TokenType.LT,
+        TokenType.GT, TokenType.LTE, TokenType.GTE, TokenType.PLUS, TokenType.DASH,
+        TokenType.SLASH,
+        TokenType.PERCENT, TokenType.DPIPE, TokenType.AND, TokenType.OR, TokenType.IS,
+        TokenType.IN, TokenType.LIKE, TokenType.BETWEEN, TokenType.COLON, TokenType.DCOLON,
+        TokenType.L_BRACKET, TokenType.INTO, TokenType.OVER, TokenType.NOT, TokenType.RLIKE,
+        TokenType.ILIKE, TokenType.CARET, TokenType.AMP, TokenType.PIPE, TokenType.LATERAL,
+    }
+)  # fmt: skip
+
+# Tokens that can start a Lenses duration or an interval after WITHIN.
+_DURATION_START = frozenset(
+    {TokenType.NUMBER, TokenType.INTERVAL, TokenType.DASH, TokenType.VAR, TokenType.STRING}
+)
+
+_IDENTIFIER_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
+
+
+
+class OverjoinParser(JoinWindowGrammar):
+    """Spark's parser plus the hooks listed in the module docstring."""
+
+    # Set while a SELECT STREAM's projections are parsed, consumed by the OjSelect it belongs to.
+    _oj_pending_select: dict[str, t.Any] | None = None
+    #: The message and token of the last error raised (and whether it was at the end of the
+    #: statement), so that callers can point at it.
+
+    # s-Server's `CREATE VIEW v DESCRIPTION '...' AS`: Spark's COMMENT, read in streaming
+    # statements only (the validator refuses it elsewhere, as Spark does).
+    PROPERTY_PARSERS = {
+        **SparkParser.PROPERTY_PARSERS,
+        "DESCRIPTION": lambda self: self._parse_description(),
+    }
+
+    # KDA's STEP(ts BY INTERVAL '60' SECOND); STEP(...) without BY stays an ordinary call.
+    FUNCTION_PARSERS = {
+        **SparkParser.FUNCTION_PARSERS,
+        "STEP": lambda self: self._parse_step(),
+    }
+
+    def _parse_step(self) -> exp.Expr:
+        start = self._prev
+        index = self._index
+        this = self._parse_assignment()
+        if not self._match_text_seq("BY"):
+            self._retreat(index)
+            args = self._parse_csv(self._parse_lambda)
+            return self.expression(exp.Anonymous(this="STEP", expressions=args))
+        by_token = self._prev
+        token = self._curr
+        by: exp.Expr
+        if token and token.token_type == TokenType.INTERVAL:
+            by = self._parse_window_interval()
+        elif token and token.token_type == TokenType.NUMBER:
+            self._advance()
+            by = self.expression(exp.Literal.number(token.text))
+            _mark(by, "value", token)
+        else:
+            self.raise_error("Expected an interval such as INTERVAL '60' SECOND, or a number")
+            by = exp.Null()
+        node = self.expression(TimeStep(this=this, by=by))
+        _mark(node, "step", start)
+        _mark(node, "by", by_token)
+        return node
+
+    def _parse_description(self) -> exp.Expr:
+        token = self._prev
+        prop = self._parse_property_assignment(exp.SchemaCommentProperty)
+        _mark(prop, "description", token)
+        return prop
+
+    def reset(self) -> None:
+        super().reset()
+        self._oj_pending_select = None
+        self.oj_error = None
+
+    def raise_error(self, message: str, token: Token | None = None) -> None:
+        # sqlglot's ParseError only keeps the column of a token's last character; keep the token
+        # so that the validator can point at the first one.
+        at_end = not token and not self._curr
+        self.oj_error = (message, token or self._curr or self._prev, at_end)
+        super().raise_error(message, token)  # type: ignore[arg-type]
+
+    def expression(self, instance, token=None, comments=None):  # type: ignore[no-untyped-def]
+        pending = self._oj_pending_select
+        if pending is not None and type(instance) is exp.Select:
+            self._oj_pending_select = None
+            instance = _retype(instance, OjSelect)
+            instance.set("stream", True)
+            if pending["distinct"] is not None:
+                instance.set("distinct", pending["distinct"])
+            _mark(instance, "stream", pending["token"])
+        return super().expression(instance, token=token, comments=comments)
+
+    def _parse_as_command(self, start: Token) -> exp.Command:
+        # sqlglot gives up on the statement here; remember where, so that the validator can
+        # report a syntax error at the first token it could not handle.
+        failed_at = self._curr or self._prev
+        command = super()._parse_as_command(start)
+        _mark(command, "failed_at", failed_at)
+        return command
+
+    # ---- SELECT STREAM --------------------------------------------------------------------
+
+    def _parse_projections(self) -> tuple[list[exp.Expr], list[exp.Expr] | None]:
+        stream_token = None
+        distinct = None
+        if self._at_select_stream():
+            stream_token = self._curr
+            self._advance()
+            if self._match(TokenType.DISTINCT):
+                distinct = self.expression(exp.Distinct())
+            else:
+                self._match(TokenType.ALL)
+        projections, exclude = super()._parse_projections()
+        if stream_token is not None:
+            self._oj_pending_select = {"token": stream_token, "distinct": distinct}
+        return projections, exclude
+
+    def _at_select_stream(self) -> bool:
+        curr, nxt = self._curr, self._next
+        if not curr or curr.token_type != TokenType.VAR or curr.text.upper() != "STREAM":
+            return False
+        return bool(nxt) and nxt.token_type not in _NOT_AFTER_STREAM_KEYWORD
+
+    # ---- GROUP BY window(...) ---------------------------------------------------------------
+
+    def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:
+        # sqlglot stops a GROUP BY at the WINDOW keyword, which also names Spark's window()
+        # function, common in streaming aggregations: let a leading window( through.
+        i = self._index + (0 if skip_group_by_token else 1)
+        tokens = self._tokens
+        if (
+            i + 1 < len(tokens)
+            and tokens[i].token_type == TokenType.WINDOW
+            and tokens[i + 1].token_type == TokenType.L_PAREN
+        ):
+            # For this one call only: an instance attribute shadows the class's table.
+            self.QUERY_MODIFIER_TOKENS = self.QUERY_MODIFIER_TOKENS - {TokenType.WINDOW}  # type: ignore[misc]
+            try:
+                return super()._parse_group(skip_group_by_token)
+            finally:
+                del self.QUERY_MODIFIER_TOKENS
+        return super()._parse_group(skip_group_by_token)
+
+    # ---- relations: STREAM t, WATERMARK, OVER ---------------------------------------------
+
+    def _parse_table(self, schema=False, joins=False, alias_tokens=None, parse_bracket=False,  # type: ignore[no-untyped-def]
+                     is_db_reference=False, parse_partition=False, consume_pipe=False):  # fmt: skip
+        if schema or is_db_reference:
+            return super()._parse_table(
+                schema=schema, joins=joins, alias_tokens=alias_tokens, parse_bracket=parse_bracket,
+                is_db_reference=is_db_reference, parse_partition=parse_partition,
+                consume_pipe=consume_pipe,
+            )  # fmt: skip
+        start = self._curr
+        stream = self._at_from_stream()
+        if stream:
+            self._advance()
+            this = self._parse_stream_target(alias_tokens)
+        else:
+            this = super()._parse_table(
+                joins=joins, alias_tokens=alias_tokens, parse_bracket=parse_bracket,
+                parse_partition=parse_partition, consume_pipe=consume_pipe,
+            )  # fmt: skip
+        if this is None:
+            return None
+        this = self._parse_join_input_suffix(this, alias_tokens)
+        if stream:
+            this = self.expression(exp.Stream(this=this))
+        if start is not None and self._prev is not None:
+            _mark(this, "relation", start, self._prev)
+        return this
+
+    def _at_from_stream(self) -> bool:
+        # Spark 4 reads `FROM stream t` as a streaming relation too; `FROM stream` alone, or
+        # followed by a keyword, names a table called stream.
+        curr, nxt = self._curr, self._next
+        return bool(
+            curr
+            and curr.token_type == TokenType.VAR
+            and curr.text.upper() == "STREAM"
+            and nxt
+            and (nxt.token_type in _IDENTIFIER_TOKENS or nxt.token_type == TokenType.L_PAREN)
+            and nxt.text.upper() not in ("WITHIN", "WATERMARK")
+        )
+
+    def _parse_stream_target(self, alias_tokens: t.Any) -> exp.Expr | None:
+        if self._match(TokenType.L_PAREN):
+            this = self._parse_table_parts()
+            self._match_r_paren()
+            alias = self._parse_table_alias(alias_tokens=alias_tokens or self.TABLE_ALIAS_TOKENS)
+            if alias and this is not None:
+                this.set("alias", alias)
+            return this
+        return super()._parse_table(alias_tokens=alias_tokens)
+
+    def _parse_join_input_suffix(self, this: exp.Expr, alias_tokens: t.Any) -> exp.Expr:
+        watermark = window = None
+        after_alias = window_first = False
+        if not this.args.get("alias"):
+            # Spark's WATERMARK clause comes before the alias; OVER (blanked before Spark reads
+            # the text) may come before or after either of them.
+            while True:
+                if watermark is None and self._at_watermark():
+                    watermark = self._parse_watermark()
+                elif window is None and self._curr and self._curr.token_type == TokenType.OVER:
+                    window = self._parse_join_window()
+                    window_first = watermark is None
+                else:
+                    break
+            if watermark or window:
+                alias = self._parse_table_alias(
+                    alias_tokens=alias_tokens or self.TABLE_ALIAS_TOKENS
+                )
+                if alias:
+                    this.set("alias", alias)
+        if window is None and self._curr and self._curr.token_type == TokenType.OVER:
+            window = self._parse_join_window()
+            after_alias = True
+        if watermark is None and window is None:
+            return this
+        cls = OJ_RELATIONS.get(type(this))
+        if cls is None:
+            self.raise_error("OVER and WATERMARK can follow only a table, a table function or a subquery")
+            return this
+        this = _retype(this, cls)
+        this.set("watermark", watermark)
+        this.set("join_window", window)
+        this.set("window_after_alias", after_alias or None)
+        this.set("window_first", (window_first and watermark is not None) or None)
+        return this
+
+    def _at_watermark(self) -> bool:
+        curr = self._curr
+        if not curr or curr.token_type != TokenType.VAR or curr.text.upper() != "WATERMARK":
+            return False
+        index = self._index
+        self._advance()
+        column = self._parse_column()
+        found = column is not None and self._match_text_seq("DELAY", "OF", advance=False)
+        self._retreat(index)
+        return found
+
+    def _parse_watermark(self) -> Watermark | None:
+        if not self._at_watermark():
+            return None
+        token = self._curr
+        self._advance()
+        column = self._parse_column()
+        self._match_text_seq("DELAY", "OF")
+        delay = self._parse_bitwise()
+        if delay is None:
+            self.raise_error("Expected the watermark delay, for example INTERVAL 10 SECONDS")
+        node = self.expression(Watermark(this=column, expression=delay))
+        _mark(node, "watermark", token)
+        return node
+
+    def _parse_table_alias(self, alias_tokens=None):  # type: ignore[no-untyped-def]
+        # WITHIN and WATERMARK are not reserved in Spark: they are clauses here, not aliases,
+        # when what follows them fits the clause.
+        if self._at_within() or self._at_watermark() or self._curr.token_type == TokenType.OVER:
+            return None
+        return super()._parse_table_alias(alias_tokens=alias_tokens)
+
+
+    # ---- joins: WITHIN ----------------------------------------------------------------------
+
+    def _at_within(self) -> bool:
+        curr, nxt = self._curr, self._next
+        return bool(
+            curr
+            and curr.token_type == TokenType.VAR
+            and curr.text.upper() == "WITHIN"
+            and nxt
+            and nxt.token_type in _DURATION_START
+            and not (nxt.token_type == TokenType.VAR and nxt.text.upper() == "GROUP")
+        )
+
+    def _parse_join(self, skip_join_token=False, parse_bracket=False, alias_tokens=None):  # type: ignore[no-untyped-def]
+        join = super()._parse_join(
+            skip_join_token=skip_join_token, parse_bracket=parse_bracket, alias_tokens=alias_tokens
+        )
+        if join is None or not self._at_within():
+            return join
+        within_token = self._curr
+        self._advance()
+        duration = self._parse_window_size()
+        if duration is None:
+            self.raise_error("Expected a duration such as 5s or INTERVAL '5' SECOND")
+        # Spark's parser fills in ON TRUE for a join written without a condition.
+        on = join.args.get("on")
+        first = (on is None or on == exp.true()) and not join.args.get("using")
+        oj = _retype(join, OjJoin)
+        oj.set("within", duration)
+        _mark(oj, "within", within_token)
+        if first:
+            if self._match(TokenType.ON):
+                oj.set("on", self._parse_disjunction())
+                oj.set("within_first", True)
+            elif self._match(TokenType.USING):
+                oj.set("on", None)
+                oj.set("using", self._parse_using_identifiers())
+                oj.set("within_first", True)
+        if self._at_within():
+            self.raise_error("Expected one WITHIN per join (this join has one already)")
+        return oj
+
+    # ---- FOR SYSTEM_TIME AS OF ----------------------------------------------------------
+
+    def _parse_version(self) -> exp.Version | None:
+        if self._match_text_seq("FOR", "SYSTEM_TIME", "AS", "OF"):
+            return self.expression(
+                exp.Version(this="SYSTEM_TIME", kind="AS OF", expression=self._parse_bitwise())
+            )
+        return super()._parse_version()
+
+

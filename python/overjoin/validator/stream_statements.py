@@ -1,0 +1,112 @@
+"""The statements of streams and pumps (docs/semantics.md §10), checked as the JVM's
+``StreamStatementParser`` reads them; a pump's query is handed back to be checked as any query."""
+
+from __future__ import annotations
+
+from sqlglot.tokens import Token, TokenType
+
+from overjoin.validator.common import (
+    _syntax_error,
+)
+from overjoin.validator.diagnostics import (
+    Reporter,
+)
+
+
+def _words(tokens: list[Token], count: int) -> list[str]:
+    return [t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens[:count]]
+
+
+def _is_stream_statement(tokens: list[Token]) -> bool:
+    """The statements of streams and pumps, recognized as the JVM's StreamStatementParser does."""
+    w = [*_words(tokens, 4), "", "", "", ""]
+    if w[0] == "CREATE":
+        kind = w[3] if w[1] == "OR" and w[2] == "REPLACE" else w[1]
+        return kind in ("STREAM", "PUMP")
+    if w[0] == "ALTER":
+        return w[1] == "PUMP"
+    if w[0] == "DROP":
+        return w[1] in ("PUMP", "STREAM")
+    if w[0] == "SHOW":
+        return w[1] in ("PUMPS", "STREAMS") and len(tokens) == 2
+    if w[0] in ("DESCRIBE", "DESC"):
+        return w[1] == "PUMP" and len(tokens) > 2
+    return False
+
+
+def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | None:
+    """Checks a stream or pump statement's own syntax; returns a pump's query (its tokens, which
+    keep their offsets in the text), to be checked as any other statement, or None."""
+    pos = 0
+
+    def fail(detail: str) -> None:
+        if pos < len(tokens):
+            _syntax_error(reporter, tokens[pos], detail)
+        else:
+            _syntax_error(reporter, tokens[-1], detail, at_end=True)
+
+    def is_name(i: int) -> bool:
+        return i < len(tokens) and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER) and (
+            tokens[i].text[:1].isalpha() or tokens[i].text[:1] == "_" or tokens[i].token_type == TokenType.IDENTIFIER)
+
+    def name(expected: str) -> bool:
+        nonlocal pos
+        if not is_name(pos):
+            fail(f"expected {expected}")
+            return False
+        pos += 1
+        if pos + 1 < len(tokens) and tokens[pos].token_type == TokenType.DOT and is_name(pos + 1):
+            pos += 2
+        return True
+
+    w = _words(tokens, len(tokens))
+    if w[0] == "CREATE":
+        pos = 4 if w[1] == "OR" and w[2] == "REPLACE" else 2
+        kind = w[pos - 1]
+        if not name("a pump name" if kind == "PUMP" else "a stream name"):
+            return None
+        if kind == "STREAM":
+            if pos >= len(tokens) or tokens[pos].token_type != TokenType.L_PAREN:
+                fail("expected ( and the stream's columns")
+            return None
+        if pos < len(w) and w[pos] in ("STARTED", "STOPPED"):
+            pos += 1
+        for word in ("AS", "INSERT", "INTO"):
+            if pos >= len(w) or w[pos] != word:
+                fail(f"expected {word}")
+                return None
+            pos += 1
+        if not name("the target stream name"):
+            return None
+        if pos + 1 < len(tokens) and tokens[pos].token_type == TokenType.L_PAREN and w[pos + 1] not in ("SELECT", "WITH"):
+            depth = 0
+            while pos < len(tokens):
+                depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[pos].token_type, 0)
+                pos += 1
+                if depth == 0:
+                    break
+        if pos >= len(tokens):
+            fail("expected the pump's query (SELECT STREAM ...)")
+            return None
+        return tokens[pos:]
+    if w[0] == "ALTER":
+        pos = 2
+        if name("a pump name"):
+            if pos >= len(w) or w[pos] not in ("START", "STOP"):
+                fail("expected START or STOP")
+            elif pos + 1 < len(tokens):
+                pos += 1
+                fail("expected the end of the statement")
+        return None
+    if w[0] == "DROP":
+        pos = 4 if w[2:4] == ["IF", "EXISTS"] else 2
+        if name("a pump name" if w[1] == "PUMP" else "a stream name") and pos < len(tokens):
+            fail("expected the end of the statement")
+        return None
+    if w[0] in ("DESCRIBE", "DESC"):
+        pos = 2
+        if name("a pump name") and pos < len(tokens):
+            fail("expected the end of the statement")
+    return None
+
+
