@@ -85,10 +85,15 @@ def generate(spark: Any, folder: Path, rows: int, files: int, step_ms: int, keys
         target.mkdir(parents=True)
         for f in range(files):
             tmp = folder / f"tmp-{side}-{f}"
-            (spark.range(f * per_file, (f + 1) * per_file, numPartitions=1)
-             .selectExpr("id", f"CAST({key_expr} AS INT) AS k",
-                         f"timestamp_millis({T0_MS + offset} + id * {step_ms}) AS rowtime")
-             .write.parquet(str(tmp)))
+            (
+                spark.range(f * per_file, (f + 1) * per_file, numPartitions=1)
+                .selectExpr(
+                    "id",
+                    f"CAST({key_expr} AS INT) AS k",
+                    f"timestamp_millis({T0_MS + offset} + id * {step_ms}) AS rowtime",
+                )
+                .write.parquet(str(tmp))
+            )
             (part,) = tmp.glob("part-*.parquet")
             shutil.move(str(part), target / f"{f:05d}.parquet")
             shutil.rmtree(tmp)
@@ -103,8 +108,12 @@ def overjoin_query(spark: Any, folder: Path, window_s: int) -> Any:
     """(a): overjoin SQL over two streaming temp views (rowtime: the column named ``rowtime``)."""
     spark.conf.set("spark.overjoin.join.operator", "spark")
     for side in ("l", "r"):
-        (spark.readStream.schema("id BIGINT, k INT, rowtime TIMESTAMP").option("maxFilesPerTrigger", 1)
-         .parquet(str(folder / side)).createOrReplaceTempView(side))
+        (
+            spark.readStream.schema("id BIGINT, k INT, rowtime TIMESTAMP")
+            .option("maxFilesPerTrigger", 1)
+            .parquet(str(folder / side))
+            .createOrReplaceTempView(side)
+        )
     return spark.sql(
         "SELECT STREAM ROWTIME, a.id AS a_id, b.id AS b_id "
         f"FROM l OVER (RANGE INTERVAL '{window_s}' SECOND PRECEDING) AS a JOIN r AS b ON a.k = b.k"
@@ -116,16 +125,22 @@ def handwritten_query(spark: Any, folder: Path, window_s: int) -> Any:
     from pyspark.sql import functions as F
 
     def side(source: str, alias: str) -> Any:
-        return (spark.readStream.schema("id BIGINT, k INT, rowtime TIMESTAMP").option("maxFilesPerTrigger", 1)
-                .parquet(str(folder / source))
-                # overjoin's lateness 0 becomes a 1 ms delay (docs/semantics.md): the same here.
-                .withWatermark("rowtime", "1 millisecond").alias(alias))
+        return (
+            spark.readStream.schema("id BIGINT, k INT, rowtime TIMESTAMP")
+            .option("maxFilesPerTrigger", 1)
+            .parquet(str(folder / source))
+            # overjoin's lateness 0 becomes a 1 ms delay (docs/semantics.md): the same here.
+            .withWatermark("rowtime", "1 millisecond")
+            .alias(alias)
+        )
 
     a, b = side("l", "a"), side("r", "b")
-    joined = a.join(b, F.expr(
-        f"a.k = b.k AND a.rowtime <= b.rowtime AND b.rowtime <= a.rowtime + INTERVAL {window_s} SECONDS"))
-    return joined.select(F.greatest("a.rowtime", "b.rowtime").alias("ROWTIME"),
-                         F.col("a.id").alias("a_id"), F.col("b.id").alias("b_id"))
+    joined = a.join(
+        b, F.expr(f"a.k = b.k AND a.rowtime <= b.rowtime AND b.rowtime <= a.rowtime + INTERVAL {window_s} SECONDS")
+    )
+    return joined.select(
+        F.greatest("a.rowtime", "b.rowtime").alias("ROWTIME"), F.col("a.id").alias("a_id"), F.col("b.id").alias("b_id")
+    )
 
 
 def run_once(spark: Any, variant: str, folder: Path, window_s: int, label: str) -> Run:
@@ -135,8 +150,13 @@ def run_once(spark: Any, variant: str, folder: Path, window_s: int, label: str) 
     assert df.isStreaming
     checkpoint = tempfile.mkdtemp(prefix=f"bench-join-{variant}-")
     start = time.perf_counter()
-    query = (df.writeStream.format("noop").outputMode("append").trigger(availableNow=True)
-             .option("checkpointLocation", checkpoint).start())
+    query = (
+        df.writeStream.format("noop")
+        .outputMode("append")
+        .trigger(availableNow=True)
+        .option("checkpointLocation", checkpoint)
+        .start()
+    )
     last = -1
     while not query.awaitTermination(2):
         p = query.lastProgress
@@ -176,8 +196,14 @@ def plan_of(spark: Any, variant: str, folder: Path, window_s: int) -> str:
     try:
         build = overjoin_query if variant == "overjoin" else handwritten_query
         checkpoint = tempfile.mkdtemp(prefix=f"bench-join-plan-{variant}-")
-        query = (build(spark, one, window_s).writeStream.format("noop").outputMode("append")
-                 .trigger(availableNow=True).option("checkpointLocation", checkpoint).start())
+        query = (
+            build(spark, one, window_s)
+            .writeStream.format("noop")
+            .outputMode("append")
+            .trigger(availableNow=True)
+            .option("checkpointLocation", checkpoint)
+            .start()
+        )
         query.awaitTermination()
         plan: str = query._jsq.explainInternal(False)
         shutil.rmtree(checkpoint, ignore_errors=True)
@@ -187,7 +213,7 @@ def plan_of(spark: Any, variant: str, folder: Path, window_s: int) -> str:
 
 
 _NORMALISE = [
-    (re.compile(r"#\d+L?"), ""),                                   # expression ids
+    (re.compile(r"#\d+L?"), ""),  # expression ids
     (re.compile(r"\[id=#?\d+\]"), ""),
     (re.compile(r"\[plan_id=\d+\]"), "[plan_id=*]"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
@@ -243,27 +269,40 @@ def write_results(text: str) -> None:
         new = old.rstrip("\n") + "\n\n" + text
     else:
         nxt = old.find("\n## ", start + len(SECTION))
-        rest = old[nxt + 1:] if nxt >= 0 else ""
+        rest = old[nxt + 1 :] if nxt >= 0 else ""
         new = old[:start] + text + ("\n" + rest if rest else "")
     RESULTS.write_text(new.rstrip("\n") + "\n")
 
 
 def spread_sentence(a: list[Run], b: list[Run], med_a: float, med_b: float) -> str:
     """Whether the difference between the variants is larger than the noise between runs."""
+
     def spread(runs: list[Run]) -> float:
         speeds = [r.rows_per_second for r in runs]
         return (max(speeds) - min(speeds)) / statistics.median(speeds)
 
     diff = abs(med_a - med_b) / med_b
     noise = max(spread(a), spread(b))
-    verdict = ("smaller than the spread between runs of one variant: no measurable difference"
-               if diff < noise else "larger than the spread between runs of one variant")
-    return (f"Run-to-run spread (max - min over median): overjoin {spread(a):.0%}, hand-written "
-            f"{spread(b):.0%}. The difference of the medians, {diff:.0%}, is {verdict}.")
+    verdict = (
+        "smaller than the spread between runs of one variant: no measurable difference"
+        if diff < noise
+        else "larger than the spread between runs of one variant"
+    )
+    return (
+        f"Run-to-run spread (max - min over median): overjoin {spread(a):.0%}, hand-written "
+        f"{spread(b):.0%}. The difference of the medians, {diff:.0%}, is {verdict}."
+    )
 
 
-def report(args: argparse.Namespace, runs: list[Run], command: str, versions: str, diff: list[str],
-           window_rows: int, per_batch: int) -> str:
+def report(
+    args: argparse.Namespace,
+    runs: list[Run],
+    command: str,
+    versions: str,
+    diff: list[str],
+    window_rows: int,
+    per_batch: int,
+) -> str:
     a = [r for r in runs if r.variant == "overjoin"]
     b = [r for r in runs if r.variant == "handwritten"]
     med_a = statistics.median(r.rows_per_second for r in a)
@@ -290,21 +329,26 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
         "|---|---|---|---|---|---|---|---|",
     ]
     for i, r in enumerate(runs, 1):
-        lines.append(f"| {i} | {r.variant} | {r.rows:,} | {r.seconds:.1f} | {r.rows_per_second:,.0f} | "
-                     f"{r.batches} | {r.peak_state_rows:,} | {r.output_rows:,} |")
+        lines.append(
+            f"| {i} | {r.variant} | {r.rows:,} | {r.seconds:.1f} | {r.rows_per_second:,.0f} | "
+            f"{r.batches} | {r.peak_state_rows:,} | {r.output_rows:,} |"
+        )
     lines += [
         "",
         f"Median input rows/s: overjoin **{med_a:,.0f}**, hand-written **{med_b:,.0f}**; "
         f"ratio overjoin / hand-written = **{med_a / med_b:.3f}**. Per pair (run 2i-1 / run 2i): "
-        + ", ".join(f"{x:.3f}" for x in paired) + f"; median of the pairs **{statistics.median(paired):.3f}**.",
+        + ", ".join(f"{x:.3f}" for x in paired)
+        + f"; median of the pairs **{statistics.median(paired):.3f}**.",
         "",
         spread_sentence(a, b, med_a, med_b),
         "",
-        ("Both variants wrote the same number of rows in every run "
-         f"({runs[0].output_rows:,}, the sink's numOutputRows)."
-         if len({r.output_rows for r in runs}) == 1 else
-         "**The variants wrote different numbers of rows** (see the table): the comparison is not "
-         "of equal work."),
+        (
+            "Both variants wrote the same number of rows in every run "
+            f"({runs[0].output_rows:,}, the sink's numOutputRows)."
+            if len({r.output_rows for r in runs}) == 1
+            else "**The variants wrote different numbers of rows** (see the table): the comparison is not "
+            "of equal work."
+        ),
         "",
         f"State: window content = rate x window = {1000 // args.step_ms} rows/s x {args.window} s = "
         f"{window_rows:,} left rows; the watermark trails by one micro-batch ({per_batch:,} rows per input), "
@@ -325,7 +369,7 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
         "interval with a calendar-interval constant (`a.rowtime + 0 <= b.rowtime AND b.rowtime <= "
         f"a.rowtime + {args.window} seconds`) and computes ROWTIME as `greatest(a.rowtime, b.rowtime)` (for an "
         "inner join; outer joins add the null-padded cases). The hand-written query uses "
-        "`withWatermark(\"rowtime\", \"1 millisecond\")`, `a.rowtime <= b.rowtime AND b.rowtime <= a.rowtime + "
+        '`withWatermark("rowtime", "1 millisecond")`, `a.rowtime <= b.rowtime AND b.rowtime <= a.rowtime + '
         f"INTERVAL {args.window} SECONDS` (a day-time interval constant: the same arithmetic) and `greatest(a.rowtime, "
         "b.rowtime)`. Join keys, watermarks, state-cleanup predicates, filters and exchanges are the same, "
         "as the diff shows. Times are wall-clock per run, query start to end, "
@@ -338,8 +382,9 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Throughput of a stream-stream windowed join: overjoin SQL (a) against the same "
-                    "join hand-written with the DataFrame API (b), alternating a/b/a/b in one SparkSession. "
-                    "Writes the '## Stream join throughput' section of bench/RESULTS.md.")
+        "join hand-written with the DataFrame API (b), alternating a/b/a/b in one SparkSession. "
+        "Writes the '## Stream join throughput' section of bench/RESULTS.md."
+    )
     parser.add_argument("--rows", type=int, default=300_000, help="rows per input (default 300000)")
     parser.add_argument("--files", type=int, default=30, help="files (= micro-batches) per input (default 30)")
     parser.add_argument("--window", type=int, default=10, help="window of the left input, seconds (default 10)")
@@ -348,23 +393,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=4, help="runs of each variant, alternating (default 4)")
     parser.add_argument("--no-write", action="store_true", help="print the report, leave RESULTS.md alone")
     args = parser.parse_args(argv)
-    command = "python bench/bench_join.py" + "".join(" " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    command = "python bench/bench_join.py" + "".join(
+        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+    )
 
     import overjoin
 
     log("starting Spark ...")
-    spark = overjoin.session(**{
-        "spark.master": "local[2]",
-        "spark.sql.shuffle.partitions": "2",
-        "spark.default.parallelism": "2",
-        "spark.ui.enabled": "false",
-        "spark.sql.session.timeZone": "UTC",
-        "spark.sql.adaptive.enabled": "false",
-        "spark.driver.memory": "2g",
-    })
+    spark = overjoin.session(
+        **{
+            "spark.master": "local[2]",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.ui.enabled": "false",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.adaptive.enabled": "false",
+            "spark.driver.memory": "2g",
+        }
+    )
     spark.sparkContext.setLogLevel("ERROR")
-    versions = (f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
-                f"Python {platform.python_version()}, overjoin {overjoin.__version__}")
+    versions = (
+        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
+        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
+    )
     folder = Path(tempfile.mkdtemp(prefix="bench-join-data-"))
     try:
         log(f"generating input in {folder} ...")
@@ -382,8 +433,10 @@ def main(argv: list[str] | None = None) -> int:
             label = f"run {i}/{len(order)} {variant}"
             log(f"  {label} ...")
             r = run_once(spark, variant, folder, args.window, label)
-            log(f"  {label}: {r.rows:,} rows in {r.seconds:.1f} s = {r.rows_per_second:,.0f} rows/s, "
-                f"{r.batches} batches, peak state {r.peak_state_rows:,} rows")
+            log(
+                f"  {label}: {r.rows:,} rows in {r.seconds:.1f} s = {r.rows_per_second:,.0f} rows/s, "
+                f"{r.batches} batches, peak state {r.peak_state_rows:,} rows"
+            )
             runs.append(r)
         plan_a = plan_of(spark, "overjoin", folder, args.window)
         plan_b = plan_of(spark, "handwritten", folder, args.window)

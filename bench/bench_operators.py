@@ -78,11 +78,16 @@ def generate(spark: Any, folder: Path, rows: int, files: int, keys: int, step_us
         target.mkdir(parents=True)
         for f in range(files):
             tmp = folder / f"tmp-{side}-{f}"
-            (spark.range(f * per_file, (f + 1) * per_file, numPartitions=1)
-             .selectExpr("id", f"CAST(pmod(hash(id, {seed}), {keys}) AS INT) AS k",
-                         f"timestamp_micros({T0_US + offset} + id * {step_us} + ((id * 7919) % {jitter_ms}) * 1000) "
-                         "AS rowtime")
-             .write.parquet(str(tmp)))
+            (
+                spark.range(f * per_file, (f + 1) * per_file, numPartitions=1)
+                .selectExpr(
+                    "id",
+                    f"CAST(pmod(hash(id, {seed}), {keys}) AS INT) AS k",
+                    f"timestamp_micros({T0_US + offset} + id * {step_us} + ((id * 7919) % {jitter_ms}) * 1000) "
+                    "AS rowtime",
+                )
+                .write.parquet(str(tmp))
+            )
             (part,) = tmp.glob("part-*.parquet")
             shutil.move(str(part), target / f"{f:05d}.parquet")
             shutil.rmtree(tmp)
@@ -99,7 +104,8 @@ def overjoin_query(spark: Any, folder: Path, args: argparse.Namespace) -> Any:
     kind = "LEFT JOIN" if args.how == "left" else "JOIN"
     return spark.sql(
         f"SELECT STREAM ROWTIME, a.id AS a_id, b.id AS b_id FROM l AS a {kind} "
-        f"r OVER (RANGE INTERVAL '{args.window}' SECOND PRECEDING) AS b ON a.k = b.k")
+        f"r OVER (RANGE INTERVAL '{args.window}' SECOND PRECEDING) AS b ON a.k = b.k"
+    )
 
 
 def native_query(spark: Any, folder: Path, args: argparse.Namespace) -> Any:
@@ -114,8 +120,11 @@ def native_query(spark: Any, folder: Path, args: argparse.Namespace) -> Any:
     b = _stream(spark, folder, "r").withWatermark("rowtime", f"{delay_ms} milliseconds").alias("b")
     cond = F.expr(f"a.k = b.k AND b.rowtime <= a.rowtime AND a.rowtime <= b.rowtime + INTERVAL {args.window} SECONDS")
     joined = a.join(b, cond, "left_outer" if args.how == "left" else "inner")
-    return joined.select(F.expr("CASE WHEN b.id IS NULL THEN a.rowtime ELSE greatest(a.rowtime, b.rowtime) END")
-                         .alias("ROWTIME"), F.col("a.id").alias("a_id"), F.col("b.id").alias("b_id"))
+    return joined.select(
+        F.expr("CASE WHEN b.id IS NULL THEN a.rowtime ELSE greatest(a.rowtime, b.rowtime) END").alias("ROWTIME"),
+        F.col("a.id").alias("a_id"),
+        F.col("b.id").alias("b_id"),
+    )
 
 
 def jvm_cpu_seconds(spark: Any) -> float:
@@ -132,8 +141,13 @@ def run_once(spark: Any, engine: str, folder: Path, args: argparse.Namespace, la
     df = overjoin_query(spark, folder, args) if engine == "overjoin" else native_query(spark, folder, args)
     checkpoint = tempfile.mkdtemp(prefix=f"bench-ops-{engine}-")
     cpu0, t0 = jvm_cpu_seconds(spark), time.perf_counter()
-    query = (df.writeStream.format("noop").outputMode("append").trigger(availableNow=True)
-             .option("checkpointLocation", checkpoint).start())
+    query = (
+        df.writeStream.format("noop")
+        .outputMode("append")
+        .trigger(availableNow=True)
+        .option("checkpointLocation", checkpoint)
+        .start()
+    )
     last = -1
     while not query.awaitTermination(5):
         p = query.lastProgress
@@ -170,39 +184,52 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
         f"Command: `{command}`  ",
         f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
         f"Machine: {machine()}  ",
-        f"Software: {versions}", "",
+        f"Software: {versions}",
+        "",
         f"Input: {args.rows:,} rows per input, {args.files} Parquet files per input (one per input per "
         f"micro-batch, `Trigger.AvailableNow`, `noop` sink), {args.keys:,} keys, {1_000_000 // args.step_us:,} rows/s "
         f"of event time per input, rows out of order by up to 3 s; `a {args.how.upper()} JOIN b` with a "
         f"{args.window} s RANGE window on `b`, lateness {args.lateness} s; `local[2]`, 2 shuffle partitions, "
-        "HDFS-backed state store.", "",
+        "HDFS-backed state store.",
+        "",
         "Measure: input rows per CPU-second of the Spark process (utime + stime from /proc). Engines "
-        "alternate run by run after one unreported warm-up of each.", "",
+        "alternate run by run after one unreported warm-up of each.",
+        "",
         "| run | engine | input rows | CPU s | wall s | input rows / CPU s | batches | output rows | peak state rows |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for i, r in enumerate(runs, 1):
-        lines.append(f"| {i} | {r.engine} | {r.input_rows:,} | {r.cpu_seconds:.1f} | {r.wall_seconds:.1f} | "
-                     f"{r.rows_per_cpu_second:,.0f} | {r.batches} | {r.output_rows:,} | {r.peak_state_rows:,} |")
+        lines.append(
+            f"| {i} | {r.engine} | {r.input_rows:,} | {r.cpu_seconds:.1f} | {r.wall_seconds:.1f} | "
+            f"{r.rows_per_cpu_second:,.0f} | {r.batches} | {r.output_rows:,} | {r.peak_state_rows:,} |"
+        )
     same = len({r.output_rows for r in runs}) == 1
     lines += [
         "",
         f"Median input rows per CPU-second: overjoin **{med['overjoin']:,.0f}**, native **{med['native']:,.0f}**; "
         f"ratio **{med['overjoin'] / med['native']:.2f}x**. Per pair: " + ", ".join(f"{p:.2f}" for p in pairs) + ".",
         "",
-        (f"Output rows equal in every run ({runs[0].output_rows:,})." if same else
-         "**Output rows differ between runs** (see the table): the comparison is not of equal work."),
+        (
+            f"Output rows equal in every run ({runs[0].output_rows:,})."
+            if same
+            else "**Output rows differ between runs** (see the table): the comparison is not of equal work."
+        ),
         "",
-        "Flink: " + ("measured separately (not wired in this release)." if flink_available() else
-                     "`apache-flink` is not installed here, not run."),
+        "Flink: "
+        + (
+            "measured separately (not wired in this release)."
+            if flink_available()
+            else "`apache-flink` is not installed here, not run."
+        ),
         "",
     ]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--rows", type=int, default=1_000_000, help="rows per input (default 1000000)")
     p.add_argument("--files", type=int, default=100, help="files (= micro-batches) per input (default 100)")
     p.add_argument("--keys", type=int, default=10_000, help="distinct join keys (default 10000)")
@@ -214,21 +241,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-write", action="store_true", help="print the report, leave RESULTS.md alone")
     args = p.parse_args(argv)
     command = "python bench/bench_operators.py" + "".join(
-        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+    )
 
     import overjoin
 
     log("starting Spark ...")
-    spark = overjoin.session(**{
-        "spark.master": "local[2]", "spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2",
-        "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
-        "spark.sql.session.timeZone": "UTC", "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "4g",
-        # Every micro-batch's progress is counted (Spark keeps the last 100 by default).
-        "spark.sql.streaming.numRecentProgressUpdates": "100000",
-    })
+    spark = overjoin.session(
+        **{
+            "spark.master": "local[2]",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.adaptive.enabled": "false",
+            "spark.driver.memory": "4g",
+            # Every micro-batch's progress is counted (Spark keeps the last 100 by default).
+            "spark.sql.streaming.numRecentProgressUpdates": "100000",
+        }
+    )
     spark.sparkContext.setLogLevel("ERROR")
-    versions = (f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
-                f"Python {platform.python_version()}, overjoin {overjoin.__version__}")
+    versions = (
+        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
+        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
+    )
     folder = Path(tempfile.mkdtemp(prefix="bench-ops-data-"))
     runs: list[Run] = []
     try:
@@ -240,8 +277,10 @@ def main(argv: list[str] | None = None) -> int:
         for i, engine in enumerate(["overjoin", "native"] * args.runs, 1):
             label = f"run {i}/{2 * args.runs} {engine}"
             r = run_once(spark, engine, folder, args, label)
-            log(f"  {label}: {r.input_rows:,} rows, {r.cpu_seconds:.1f} CPU s ({r.wall_seconds:.1f} s wall) = "
-                f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, peak state {r.peak_state_rows:,}")
+            log(
+                f"  {label}: {r.input_rows:,} rows, {r.cpu_seconds:.1f} CPU s ({r.wall_seconds:.1f} s wall) = "
+                f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, peak state {r.peak_state_rows:,}"
+            )
             runs.append(r)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -104,7 +104,7 @@ def _run(extension: bool, rounds: int, statements: list[str]) -> list[float]:
     code = CHILD.format(root=str(ROOT), extension=extension, statements=json.dumps(statements), rounds=rounds)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     line = next(line for line in out.splitlines() if line.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):])
+    return json.loads(line[len("RESULT ") :])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,21 +127,23 @@ def main(argv: list[str] | None = None) -> int:
     with_, without = statistics.median(runs["with overjoin"]), statistics.median(runs["without"])
     overhead = (with_ / without - 1) * 100
     verdict = "meets" if overhead < 2 else "MISSES"
-    body = "\n".join([
-        f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        f"- command: `.venv/bin/python bench/bench_parse.py --rounds {args.rounds} --pairs {args.pairs}`",
-        f"- machine: {os.cpu_count()} CPUs; CPU time of the parsing JVM thread per round, after 10 warm-up rounds; "
-        "separate processes alternating",
-        f"- workload: {len(statements)} plain statements (the corpus's `spark_*` entries and {len(QUERIES)} queries "
-        "over views), each parsed and analyzed (commands not run) once per round",
-        "",
-        "| process | variant | median CPU ms per round |",
-        "|---|---|---|",
-        *rows,
-        "",
-        f"Median CPU per round: with overjoin **{with_ * 1000:.0f} ms**, without **{without * 1000:.0f} ms**: "
-        f"overhead **{overhead:+.1f} %** (target < 2 %: {verdict} it).",
-    ])
+    body = "\n".join(
+        [
+            f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
+            f"- command: `.venv/bin/python bench/bench_parse.py --rounds {args.rounds} --pairs {args.pairs}`",
+            f"- machine: {os.cpu_count()} CPUs; CPU time of the parsing JVM thread per round, after 10 warm-up rounds; "
+            "separate processes alternating",
+            f"- workload: {len(statements)} plain statements (the corpus's `spark_*` entries and {len(QUERIES)} queries "
+            "over views), each parsed and analyzed (commands not run) once per round",
+            "",
+            "| process | variant | median CPU ms per round |",
+            "|---|---|---|",
+            *rows,
+            "",
+            f"Median CPU per round: with overjoin **{with_ * 1000:.0f} ms**, without **{without * 1000:.0f} ms**: "
+            f"overhead **{overhead:+.1f} %** (target < 2 %: {verdict} it).",
+        ]
+    )
     print(body)
     if not args.no_write:
         from _results import replace_section

@@ -49,8 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import overjoin
 
-    spark = overjoin.session(**{"spark.master": "local[1]", "spark.ui.enabled": "false",
-                                "spark.driver.memory": "4g"})
+    spark = overjoin.session(**{"spark.master": "local[1]", "spark.ui.enabled": "false", "spark.driver.memory": "4g"})
     spark.sparkContext.setLogLevel("OFF")
     jvm_outcome(spark, "SELECT 1")
     counts = {"jvm": Counter(), "validator": Counter()}
@@ -71,8 +70,9 @@ def main(argv: list[str] | None = None) -> int:
                 (OUT / f"{name}-{seed}.sql").write_text(sql, encoding="utf-8")
         done = seed - args.start + 1
         if done % 1000 == 0:
-            print(f"{done:,} / {args.n:,} statements, {time.time() - started:.0f} s, "
-                  f"{len(failures)} failures", flush=True)
+            print(
+                f"{done:,} / {args.n:,} statements, {time.time() - started:.0f} s, {len(failures)} failures", flush=True
+            )
     spark.stop()
 
     lines = [
@@ -85,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for name in ("jvm", "validator"):
         c, t = counts[name], times[name]
-        lines.append(f"| {name} | {c['ok']:,} | {c['error']:,} | {c['crash']:,} | {c['timeout']:,} | "
-                     f"{statistics.median(t) * 1000:.1f} | {_percentile(t, 0.99) * 1000:.0f} | {max(t) * 1000:,.0f} |")
+        lines.append(
+            f"| {name} | {c['ok']:,} | {c['error']:,} | {c['crash']:,} | {c['timeout']:,} | "
+            f"{statistics.median(t) * 1000:.1f} | {_percentile(t, 0.99) * 1000:.0f} | {max(t) * 1000:,.0f} |"
+        )
     lines += ["", "Failures: " + ("none." if not failures else f"{len(failures)}, in `bench/out/fuzz/`:")]
     lines += [f"- {f}" for f in failures[:20]]
     body = "\n".join(lines)

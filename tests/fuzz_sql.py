@@ -85,7 +85,12 @@ def _keyword(rng: random.Random, t: list[str]) -> list[str]:
 def _nest(rng: random.Random, t: list[str]) -> list[str]:
     depth = rng.choice([20, 200, 2000, 5000])
     if rng.random() < 0.5:
-        return ["SELECT * FROM "] + ["("] * depth + ["SELECT STREAM * FROM a OVER (RANGE 5s PRECEDING) JOIN b ON a.k = b.k"] + [") AS x"] * depth
+        return (
+            ["SELECT * FROM "]
+            + ["("] * depth
+            + ["SELECT STREAM * FROM a OVER (RANGE 5s PRECEDING) JOIN b ON a.k = b.k"]
+            + [") AS x"] * depth
+        )
     i = rng.randint(0, len(t))
     return t[:i] + ["("] * depth + t[i:] + [")"] * (depth if rng.random() < 0.7 else depth // 2)
 

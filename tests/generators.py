@@ -115,14 +115,17 @@ class Case:
     @property
     def inputs(self) -> list[Input]:
         """The inputs for :func:`tests.reference_model.evaluate`."""
-        return [Input(a, [dict(r) for r in rs], "rowtime", w)
-                for a, rs, w in zip(self.aliases, self.rows, self.windows)]
+        return [
+            Input(a, [dict(r) for r in rs], "rowtime", w) for a, rs, w in zip(self.aliases, self.rows, self.windows)
+        ]
 
     @property
     def joins(self) -> list[Join]:
         """The joins for :func:`tests.reference_model.evaluate`."""
-        return [Join(kind, None if cond is None else equi(cond[0], "k", cond[1], "k"))
-                for kind, cond in zip(self.kinds, self.conditions)]
+        return [
+            Join(kind, None if cond is None else equi(cond[0], "k", cond[1], "k"))
+            for kind, cond in zip(self.kinds, self.conditions)
+        ]
 
     def evaluate(self) -> list[Out]:
         return evaluate(self.inputs, self.joins)
@@ -210,16 +213,17 @@ class Case:
         assert isinstance(widest, timedelta)
         far = (max(times) if times else T0) + 2 * widest + 100 * _SEC
         return [
-            {v: [{"id": FLUSH_ID + 10 * n + i, "k": -1 - i, "rowtime": far + n * (widest + 100 * _SEC)}]
-             for i, v in enumerate(self.views)}
+            {
+                v: [{"id": FLUSH_ID + 10 * n + i, "k": -1 - i, "rowtime": far + n * (widest + 100 * _SEC)}]
+                for i, v in enumerate(self.views)
+            }
             for n in range(2)
         ]
 
     @staticmethod
     def without_flush(tuples: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
         """``tuples`` (as :meth:`expected` shapes them) without rows that involve a flush row."""
-        return sorted((t for t in tuples if not any(isinstance(v, int) and v >= FLUSH_ID for v in t[1:])),
-                      key=sort_key)
+        return sorted((t for t in tuples if not any(isinstance(v, int) and v >= FLUSH_ID for v in t[1:])), key=sort_key)
 
     def with_rows(self, rows: Sequence[Sequence[Row]]) -> Case:
         """The same query over other rows."""
@@ -247,8 +251,10 @@ def _window(rng: random.Random) -> tuple[Window, str]:
         return Window.range(a * _SEC), f"RANGE INTERVAL '{a}' SECOND PRECEDING"
     a = rng.randint(1, 8)
     b = rng.randint(1, a)
-    return (Window.range(a * _SEC, b * _SEC),
-            f"RANGE BETWEEN INTERVAL '{a}' SECOND PRECEDING AND INTERVAL '{b}' SECOND PRECEDING")
+    return (
+        Window.range(a * _SEC, b * _SEC),
+        f"RANGE BETWEEN INTERVAL '{a}' SECOND PRECEDING AND INTERVAL '{b}' SECOND PRECEDING",
+    )
 
 
 def _key(rng: random.Random, keys: int) -> int | None:
@@ -301,7 +307,9 @@ def random_case(seed: int) -> Case:
         ordered = sorted(draft, key=lambda tk: tk[0])
         built: list[Row] = [{"id": 1000 * (i + 1) + n, "k": k, "rowtime": _at(t)} for n, (t, k) in enumerate(ordered)]
         if rng.random() < 0.1:  # a row without rowtime: in no window, never in the output
-            built.insert(rng.randint(0, len(built)), {"id": 1000 * (i + 1) + 900, "k": _key(rng, keys), "rowtime": None})
+            built.insert(
+                rng.randint(0, len(built)), {"id": 1000 * (i + 1) + 900, "k": _key(rng, keys), "rowtime": None}
+            )
         rows.append(tuple(built))
     return Case(seed, windows, over, tuple(rows), kinds, tuple(conditions))
 
@@ -335,7 +343,7 @@ def shrink(case: Case, still_fails: Callable[[Case], bool], max_calls: int = 400
                 start = 0
                 while start < len(current.rows[i]) and calls < max_calls:
                     rows = list(current.rows)
-                    rows[i] = current.rows[i][:start] + current.rows[i][start + chunk:]
+                    rows[i] = current.rows[i][:start] + current.rows[i][start + chunk :]
                     candidate = current.with_rows(rows)
                     if fails(candidate):
                         current = candidate

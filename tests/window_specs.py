@@ -38,7 +38,7 @@ def _field_value(rng: random.Random, first: str, last: str) -> str:
     order = ["DAY", "HOUR", "MINUTE", "SECOND"]
     if first not in order or last not in order or order.index(first) >= order.index(last):
         return _number(rng)
-    fields = order[order.index(first): order.index(last) + 1]
+    fields = order[order.index(first) : order.index(last) + 1]
     values = [_number(rng) if rng.random() < 0.15 else str(rng.randint(0, 70)) for _ in fields]
     if fields[-1] == "SECOND" and rng.random() < 0.4:
         values[-1] += "." + "".join(rng.choice("0123456789") for _ in range(rng.choice([1, 3, 9, 10])))
@@ -128,7 +128,7 @@ def random_statement(seed: int) -> str:
         if roll < 0.15:
             return ""
         if roll < 0.35:
-            name = rng.choice(['w', 'w2', '"lastFew"', 'W'])
+            name = rng.choice(["w", "w2", '"lastFew"', "W"])
             if rng.random() < 0.9:
                 named.append((name, _spec(rng)))
             return f"OVER {name}"
@@ -146,7 +146,9 @@ def random_statement(seed: int) -> str:
     on = "ON x.k = y.k"
     if rng.random() < 0.1 and named:
         on = f"ON {named[0][0]}.k = y.k"
-    within = f" WITHIN {random_duration(rng) if rng.random() < 0.7 else random_interval(rng)}" if rng.random() < 0.1 else ""
+    within = (
+        f" WITHIN {random_duration(rng) if rng.random() < 0.7 else random_interval(rng)}" if rng.random() < 0.1 else ""
+    )
     sql = f"SELECT STREAM x.id, y.id FROM {left} {join} {right} {on}{within}"
     if named:
         seen: dict[str, str] = {}

@@ -84,14 +84,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     import overjoin
 
     print("Starting Spark with overjoin ...", flush=True)
-    spark = overjoin.session(**{
-        "spark.master": args.master,
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.shuffle.partitions": "2",
-        "spark.sql.session.timeZone": "UTC",
-        "spark.sql.catalogImplementation": "in-memory",
-    })
+    spark = overjoin.session(
+        **{
+            "spark.master": args.master,
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.catalogImplementation": "in-memory",
+        }
+    )
     spark.sparkContext.setLogLevel("ERROR")
     root = tempfile.mkdtemp(prefix="overjoin-demo-")
     folders = {name: os.path.join(root, name) for name in ("Orders", "Shipments")}
@@ -102,8 +104,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print("\nQuery:\n" + QUERY + "\n", flush=True)
     query = (
-        spark.sql(QUERY).writeStream.format("memory").queryName("overjoin_demo").outputMode("append")
-        .option("checkpointLocation", os.path.join(root, "checkpoint")).start()
+        spark.sql(QUERY)
+        .writeStream.format("memory")
+        .queryName("overjoin_demo")
+        .outputMode("append")
+        .option("checkpointLocation", os.path.join(root, "checkpoint"))
+        .start()
     )
     emitted = 0
     try:
@@ -125,8 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not new:
                 print("    (no new rows)")
             print(f"    watermark {watermark}   rows in join state {_state_rows(progress)}", flush=True)
-        print(f"\nDone: {emitted} rows, the 5 rows of the Kinesis Data Analytics reference example; "
-              "the last batch shows the join state shrinking as the watermark moves on.")
+        print(
+            f"\nDone: {emitted} rows, the 5 rows of the Kinesis Data Analytics reference example; "
+            "the last batch shows the join state shrinking as the watermark moves on."
+        )
     finally:
         query.stop()
         spark.stop()

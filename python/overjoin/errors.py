@@ -35,11 +35,7 @@ class Condition:
 @lru_cache(maxsize=1)
 def catalogue() -> dict[str, Condition]:
     """Load the catalogue once: condition name -> :class:`Condition`."""
-    text = (
-        resources.files("overjoin")
-        .joinpath("resources/overjoin-error-conditions.json")
-        .read_text(encoding="utf-8")
-    )
+    text = resources.files("overjoin").joinpath("resources/overjoin-error-conditions.json").read_text(encoding="utf-8")
     raw = json.loads(text)
     out: dict[str, Condition] = {}
     for name, entry in raw.items():

@@ -117,7 +117,7 @@ def fields(body: str, unit: str, to: str) -> Result:
     order: list[str] = lex["fieldOrder"]
     if unit not in order or to not in order or order.index(unit) >= order.index(to):
         return BadValue(expected_form(unit, to))
-    names = order[order.index(unit): order.index(to) + 1]
+    names = order[order.index(unit) : order.index(to) + 1]
     parts = ["(" + _number(f) + ")" for f in names]
     pattern = parts[0] + r"\s+" + ":".join(parts[1:]) if names[0] == "DAY" else ":".join(parts)
     match = _re("^" + pattern + "$").fullmatch(body)
@@ -165,7 +165,7 @@ def expected_form(unit: str, to: str | None) -> str:
     order: list[str] = lex["fieldOrder"]
     if unit not in order or to not in order or order.index(unit) >= order.index(to):
         return expected("notAForm", unit=unit, to=to)
-    shown = [lex["fieldShown"][f] for f in order[order.index(unit): order.index(to) + 1]]
+    shown = [lex["fieldShown"][f] for f in order[order.index(unit) : order.index(to) + 1]]
     form = shown[0] + " " + ":".join(shown[1:]) if unit == "DAY" else ":".join(shown)
     return expected("fields", form=form)
 
@@ -176,6 +176,7 @@ def duration(text: str) -> int | None:
     match = re.fullmatch(lex["durationPattern"], text, re.ASCII | re.IGNORECASE)
     if match is None:
         return None
-    micros = int((Decimal(match.group(1)) * lex["durationMicros"][match.group(2).lower()]).to_integral_value(
-        rounding=ROUND_DOWN))
+    micros = int(
+        (Decimal(match.group(1)) * lex["durationMicros"][match.group(2).lower()]).to_integral_value(rounding=ROUND_DOWN)
+    )
     return micros if micros <= _MAX_MICROS else None

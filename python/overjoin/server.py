@@ -130,27 +130,42 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     java_opts = f"-Dlog4j2.configurationFile=file:{log4j} -Dderby.stream.error.file={state / 'derby.log'}"
     cmd = [
         str(home / "bin" / "spark-submit"),
-        "--master", args.master,
-        "--driver-memory", args.driver_memory,
+        "--master",
+        args.master,
+        "--driver-memory",
+        args.driver_memory,
         # The class path, not only spark.jars: HiveServer2 closes a session's class loaders when
         # the session closes, and a jar loaded through them then stops loading classes.
-        "--driver-class-path", str(jar),
-        "--driver-java-options", java_opts,
-        "--conf", "spark.ui.enabled=false",
+        "--driver-class-path",
+        str(jar),
+        "--driver-java-options",
+        java_opts,
+        "--conf",
+        "spark.ui.enabled=false",
         # The driver's own RPC and block manager stay on loopback whatever --host says.
-        "--conf", "spark.driver.bindAddress=127.0.0.1",
-        "--conf", "spark.driver.host=127.0.0.1",
+        "--conf",
+        "spark.driver.bindAddress=127.0.0.1",
+        "--conf",
+        "spark.driver.host=127.0.0.1",
     ]
     for kv in args.conf:
         cmd += ["--conf", kv]
     cmd += [
-        "--class", MAIN_CLASS, str(jar),
-        "--state-dir", str(state),
-        "--host", args.host,
-        "--thrift-port", str(args.thrift_port),
-        "--connect-port", str(args.connect_port),
-        "--trigger-ms", str(args.trigger_ms),
-        "--grace-ms", str(args.grace_ms),
+        "--class",
+        MAIN_CLASS,
+        str(jar),
+        "--state-dir",
+        str(state),
+        "--host",
+        args.host,
+        "--thrift-port",
+        str(args.thrift_port),
+        "--connect-port",
+        str(args.connect_port),
+        "--trigger-ms",
+        str(args.trigger_ms),
+        "--grace-ms",
+        str(args.grace_ms),
     ]
     if args.token_file is not None:
         cmd += ["--token-file", str(args.token_file.resolve())]

@@ -40,15 +40,12 @@ def configure(builder: Any) -> Any:
 
     if not isinstance(builder, SparkSession.Builder):
         raise TypeError(
-            f"overjoin.configure() takes a SparkSession.Builder (SparkSession.builder), "
-            f"not {type(builder).__name__}"
+            f"overjoin.configure() takes a SparkSession.Builder (SparkSession.builder), not {type(builder).__name__}"
         )
     options: dict[str, str] = getattr(builder, "_options", {})
     jar = jar_path()
     builder.config("spark.jars", _append(options.get("spark.jars"), jar, ","))
-    builder.config(
-        "spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION_CLASS, ",")
-    )
+    builder.config("spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION_CLASS, ","))
     return builder
 
 

@@ -167,6 +167,6 @@ def listening_addresses(pid: int, port: int) -> set[str]:
             if name == "tcp":
                 found.add(socket.inet_ntop(socket.AF_INET, raw[::-1]))
             else:
-                words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                words = b"".join(raw[i : i + 4][::-1] for i in range(0, 16, 4))
                 found.add(socket.inet_ntop(socket.AF_INET6, words))
     return found

@@ -99,7 +99,10 @@ def test_two_pumps_write_one_stream(server: Server, source) -> None:  # type: ig
     )
     expected = sorted([*range(10), *range(1000, 1010)])
     wait_until(lambda: ids(server, "merged") == expected, what="both pumps' rows in merged")
-    assert server.query("SELECT origin, count(*) FROM merged GROUP BY origin ORDER BY origin") == [("m1", 10), ("m2", 10)]
+    assert server.query("SELECT origin, count(*) FROM merged GROUP BY origin ORDER BY origin") == [
+        ("m1", 10),
+        ("m2", 10),
+    ]
     writers = {r[0]: r[3] for r in server.query("SHOW STREAMS")}
     assert writers["merged"] == "m1,m2"
     assert "cannot be dropped" in error_of(server, "DROP STREAM merged")
@@ -131,10 +134,25 @@ def test_bad_ddl_fails_naming_the_object_and_changes_nothing(server: Server, sou
     server.execute("CREATE TABLE plain_t (id INT) USING parquet")
     checks = {
         "CREATE PUMP bad1 AS INSERT INTO s1 SELECT STREAM ROWTIME, nosuch, name FROM STREAM src": ["bad1", "nosuch"],
-        "CREATE PUMP bad2 AS INSERT INTO plain_t SELECT STREAM ROWTIME, id FROM STREAM src": ["bad2", "plain_t", "not a stream"],
-        "CREATE PUMP bad3 AS INSERT INTO nowhere SELECT STREAM ROWTIME, id FROM STREAM src": ["bad3", "nowhere", "does not exist"],
-        "CREATE PUMP bad4 AS INSERT INTO s1 (nope) SELECT STREAM ROWTIME, id FROM STREAM src": ["bad4", "no column nope"],
-        "CREATE PUMP bad5 AS INSERT INTO s1 SELECT STREAM ROWTIME, id FROM STREAM src": ["bad5", "1 column(s)", "takes 2"],
+        "CREATE PUMP bad2 AS INSERT INTO plain_t SELECT STREAM ROWTIME, id FROM STREAM src": [
+            "bad2",
+            "plain_t",
+            "not a stream",
+        ],
+        "CREATE PUMP bad3 AS INSERT INTO nowhere SELECT STREAM ROWTIME, id FROM STREAM src": [
+            "bad3",
+            "nowhere",
+            "does not exist",
+        ],
+        "CREATE PUMP bad4 AS INSERT INTO s1 (nope) SELECT STREAM ROWTIME, id FROM STREAM src": [
+            "bad4",
+            "no column nope",
+        ],
+        "CREATE PUMP bad5 AS INSERT INTO s1 SELECT STREAM ROWTIME, id FROM STREAM src": [
+            "bad5",
+            "1 column(s)",
+            "takes 2",
+        ],
         "CREATE PUMP bad6 AS INSERT INTO s1 SELECT ROWTIME, id, name FROM s1": ["bad6", "reads no stream"],
         f"CREATE STREAM bad7 (id INT) WITH (format = 'json', path = '{source}')": ["bad7", "no rowtime"],
         "CREATE STREAM bad8 (id INT) WITH (colour = 'red')": ["bad8", "unknown option colour"],
@@ -159,7 +177,9 @@ def test_a_failed_pump_shows_its_error_and_others_keep_running(server: Server, s
         # ANSI casts fail at run time on a name that is not a number.
         "CREATE PUMP fragile AS INSERT INTO nums SELECT STREAM ROWTIME, id, CAST(name AS INT) FROM STREAM src",
     )
-    failed = wait_until(lambda: (p := pumps(server)) and p["fragile"]["state"] == "FAILED" and p, what="fragile to fail")
+    failed = wait_until(
+        lambda: (p := pumps(server)) and p["fragile"]["state"] == "FAILED" and p, what="fragile to fail"
+    )
     assert "CAST" in failed["fragile"]["error"].upper() or "cast" in failed["fragile"]["error"]
     assert failed["p1"]["state"] == "RUNNING"
     write_rows(source, "d", [row(12, name="d")])
@@ -187,7 +207,9 @@ def test_step_aggregation_pump_and_a_join_of_the_aggregated_stream(server: Serve
     def at(s: int) -> datetime:
         return BASE.replace(tzinfo=None) + timedelta(seconds=s)
 
-    expected = [(at(e), name, 5, sum(i for i in range(e - 10, e) if "xy"[i % 2] == name)) for e in (10, 20, 30) for name in "xy"]
+    expected = [
+        (at(e), name, 5, sum(i for i in range(e - 10, e) if "xy"[i % 2] == name)) for e in (10, 20, 30) for name in "xy"
+    ]
     wait_until(lambda: len(server.query("SELECT * FROM per_10s")) == 6, what="six closed windows in per_10s")
     assert server.query("SELECT ROWTIME, name, n, total FROM per_10s ORDER BY ROWTIME, name") == expected
     # Each window's row meets the ticks of the second before its end (its own name only).

@@ -68,9 +68,14 @@ def main(spec_path: str) -> None:
     print(f"JVMPID {spark._jvm.java.lang.ProcessHandle.current().pid()}", flush=True)
     for view, folder in zip(spec["views"], spec["folders"]):
         spark.readStream.schema(schemas[view]).json(folder).createOrReplaceTempView(view)
-    query = (spark.sql(sql).writeStream.format("parquet")
-             .option("path", spec["out"]).option("checkpointLocation", spec["checkpoint"])
-             .outputMode("append").start())
+    query = (
+        spark.sql(sql)
+        .writeStream.format("parquet")
+        .option("path", spec["out"])
+        .option("checkpointLocation", spec["checkpoint"])
+        .outputMode("append")
+        .start()
+    )
     for i, batch in enumerate(batches):
         for view, rows in batch.items():
             write_batch(folder_of[view], i, rows)

@@ -81,8 +81,11 @@ def run_stream(
     qname = f"overjoin_test_{next(_counter)}"
     checkpoint = tempfile.mkdtemp(prefix="overjoin-ckpt-")
     query = (
-        df.writeStream.format("memory").queryName(qname).outputMode("append")
-        .option("checkpointLocation", checkpoint).start()
+        df.writeStream.format("memory")
+        .queryName(qname)
+        .outputMode("append")
+        .option("checkpointLocation", checkpoint)
+        .start()
     )
     run = StreamRun()
     seen = 0

@@ -54,19 +54,46 @@ class Cluster:
         self.env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=str(Path(_spark_class()).parents[1]))
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.master_log = work / "master.log"
-        self._start("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                               "--port", str(self.port), "--webui-port", str(_free_port())], self.master_log)
+        self._start(
+            "master",
+            [
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--webui-port",
+                str(_free_port()),
+            ],
+            self.master_log,
+        )
         self._wait_for(self.master_log, "I have been elected leader", 1)
         for i in range(workers):
-            self._start(f"worker{i}", ["org.apache.spark.deploy.worker.Worker", self.url, "--host", "127.0.0.1",
-                                       "--cores", "1", "--memory", "1g", "--webui-port", str(_free_port()),
-                                       "--work-dir", str(work / f"worker{i}")], work / f"worker{i}.log")
+            self._start(
+                f"worker{i}",
+                [
+                    "org.apache.spark.deploy.worker.Worker",
+                    self.url,
+                    "--host",
+                    "127.0.0.1",
+                    "--cores",
+                    "1",
+                    "--memory",
+                    "1g",
+                    "--webui-port",
+                    str(_free_port()),
+                    "--work-dir",
+                    str(work / f"worker{i}"),
+                ],
+                work / f"worker{i}.log",
+            )
         self._wait_for(self.master_log, "Registering worker", workers)
 
     def _start(self, name: str, args: list[str], log: Path) -> None:
         with open(log, "wb") as out:
-            self.procs[name] = subprocess.Popen([_spark_class(), *args], stdout=out, stderr=subprocess.STDOUT,
-                                                env=self.env, start_new_session=True)
+            self.procs[name] = subprocess.Popen(
+                [_spark_class(), *args], stdout=out, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
+            )
 
     def _wait_for(self, log: Path, text: str, count: int, timeout: float = 90.0) -> None:
         deadline = time.monotonic() + timeout
@@ -74,8 +101,10 @@ class Cluster:
             if log.exists() and log.read_text(errors="replace").count(text) >= count:
                 return
             time.sleep(0.5)
-        raise AssertionError(f"standalone cluster did not start: no {count} x {text!r} in {log}:\n"
-                             + (log.read_text(errors="replace")[-3000:] if log.exists() else ""))
+        raise AssertionError(
+            f"standalone cluster did not start: no {count} x {text!r} in {log}:\n"
+            + (log.read_text(errors="replace")[-3000:] if log.exists() else "")
+        )
 
     def kill(self, name: str) -> None:
         """SIGKILL to the process group: the worker and the executor it launched."""
@@ -112,19 +141,39 @@ def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill
     for f in folders:
         os.makedirs(f)
     out, checkpoint = str(work / "out"), str(work / "checkpoint")
-    spec = {"kind": kind, "seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
-            "schema": SCHEMA, "conf": {
-                "spark.master": cluster.url, "spark.driver.host": "127.0.0.1",
-                "spark.driver.bindAddress": "127.0.0.1", "spark.executor.memory": "512m",
-                "spark.executor.cores": "1", "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2",
-                "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC",
-                "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "1g"}}
+    spec = {
+        "kind": kind,
+        "seed": seed,
+        "views": views,
+        "folders": folders,
+        "out": out,
+        "checkpoint": checkpoint,
+        "schema": SCHEMA,
+        "conf": {
+            "spark.master": cluster.url,
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.executor.memory": "512m",
+            "spark.executor.cores": "1",
+            "spark.cores.max": "2",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.ui.enabled": "false",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.adaptive.enabled": "false",
+            "spark.driver.memory": "1g",
+        },
+    }
     (work / "spec.json").write_text(json.dumps(spec))
     driver_log = work / "driver.log"
     with open(driver_log, "w") as err:
-        child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(work / "spec.json")],
-                                 cwd=REPO, stdout=subprocess.PIPE, stderr=err, text=True,
-                                 env=dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"))
+        child = subprocess.Popen(
+            [sys.executable, "-m", "tests.spark.restart_child", str(work / "spec.json")],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"),
+        )
     lines = []
     killed = False
     try:
@@ -145,7 +194,8 @@ def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill
     assert "FINISHED" in lines, f"the stream did not finish after losing a worker: {lines}\n{log_tail}"
     if kill:
         master_log = cluster.master_log.read_text(errors="replace")
-        assert "Removing worker" in master_log or "lost" in master_log.lower(), \
+        assert "Removing worker" in master_log or "lost" in master_log.lower(), (
             "the master never noticed the killed worker"
+        )
     actual = case.without_flush([tuple(r) for r in spark.read.parquet(out).collect()])
     assert multiset(actual) == multiset(_expected(kind, case, batches)), describe(case, actual)

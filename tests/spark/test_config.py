@@ -9,8 +9,10 @@ import pytest
 
 from tests.spark.streams import make_stream, run_stream
 
-Q = ("SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM {a} OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
-     "JOIN {b} AS b ON a.k = b.k")
+Q = (
+    "SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM {a} OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
+    "JOIN {b} AS b ON a.k = b.k"
+)
 
 
 def at(s: int) -> dt.datetime:
@@ -27,13 +29,16 @@ def setting(spark, key: str, value: str):
         spark.conf.unset(key)
 
 
-@pytest.mark.parametrize(("key", "value", "expected"), [
-    ("spark.overjoin.emit", "sometimes", "unordered"),
-    ("spark.overjoin.lateness", "soon", "non-negative interval"),
-    ("spark.overjoin.lateness", "-5 seconds", "non-negative interval"),
-    ("spark.overjoin.lateness", "1 month", "fixed"),
-    ("spark.overjoin.parser.enabled", "perhaps", "boolean"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("spark.overjoin.emit", "sometimes", "unordered"),
+        ("spark.overjoin.lateness", "soon", "non-negative interval"),
+        ("spark.overjoin.lateness", "-5 seconds", "non-negative interval"),
+        ("spark.overjoin.lateness", "1 month", "fixed"),
+        ("spark.overjoin.parser.enabled", "perhaps", "boolean"),
+    ],
+)
 def test_a_bad_setting_fails_at_set_time_and_names_itself(spark, key, value, expected):
     with pytest.raises(Exception, match=expected) as failure:
         spark.sql(f"SET {key} = {value}")
@@ -63,8 +68,9 @@ def test_the_parser_switch_hands_every_statement_to_spark(spark):
 
 
 def test_ordered_emit_sorts_replay_by_rowtime(spark):
-    spark.createDataFrame([(at(30), 1, 1), (at(0), 2, 2), (at(10), 3, 3)], "rowtime timestamp, k int, id int") \
-        .createOrReplaceTempView("or_a")
+    spark.createDataFrame(
+        [(at(30), 1, 1), (at(0), 2, 2), (at(10), 3, 3)], "rowtime timestamp, k int, id int"
+    ).createOrReplaceTempView("or_a")
     with setting(spark, "spark.overjoin.emit", "ordered"):
         rows = spark.sql(Q.format(a="or_a", b="or_a")).collect()
     assert [r.ROWTIME for r in rows] == [at(0), at(10), at(30)]
@@ -75,13 +81,19 @@ def test_ordered_emit_releases_rows_in_rowtime_order_once_the_watermark_passes(s
     # LEFT join: matched rows come out at once in the default mode, null-padded ones only after
     # their window closed, so the default order is not ROWTIME order. Ordered mode holds rows
     # until the watermark passes them and releases them sorted.
-    inputs = {"oe_a": make_stream(spark, "oe_a", "rowtime timestamp, k int, id int"),
-              "oe_b": make_stream(spark, "oe_b", "rowtime timestamp, k int, id int")}
-    sql = ("SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM oe_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
-           "LEFT JOIN oe_b AS b ON a.k = b.k")
+    inputs = {
+        "oe_a": make_stream(spark, "oe_a", "rowtime timestamp, k int, id int"),
+        "oe_b": make_stream(spark, "oe_b", "rowtime timestamp, k int, id int"),
+    }
+    sql = (
+        "SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM oe_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
+        "LEFT JOIN oe_b AS b ON a.k = b.k"
+    )
     batches = [
-        {"oe_a": [{"rowtime": at(0), "k": 1, "id": 1}, {"rowtime": at(2), "k": 2, "id": 2}],
-         "oe_b": [{"rowtime": at(5), "k": 1, "id": 10}]},
+        {
+            "oe_a": [{"rowtime": at(0), "k": 1, "id": 1}, {"rowtime": at(2), "k": 2, "id": 2}],
+            "oe_b": [{"rowtime": at(5), "k": 1, "id": 10}],
+        },
         {"oe_a": [{"rowtime": at(20), "k": 3, "id": 3}], "oe_b": [{"rowtime": at(20), "k": 3, "id": 11}]},
         {"oe_a": [{"rowtime": at(40), "k": 9, "id": 4}], "oe_b": [{"rowtime": at(40), "k": 8, "id": 12}]},
     ]
@@ -100,8 +112,10 @@ def test_ordered_emit_releases_rows_in_rowtime_order_once_the_watermark_passes(s
 @pytest.mark.streaming
 def test_lateness_keeps_rows_that_would_otherwise_be_late(spark):
     with setting(spark, "spark.overjoin.lateness", "30 seconds"):
-        inputs = {"lt_a": make_stream(spark, "lt_a", "rowtime timestamp, k int, id int"),
-                  "lt_b": make_stream(spark, "lt_b", "rowtime timestamp, k int, id int")}
+        inputs = {
+            "lt_a": make_stream(spark, "lt_a", "rowtime timestamp, k int, id int"),
+            "lt_b": make_stream(spark, "lt_b", "rowtime timestamp, k int, id int"),
+        }
         batches = [
             {"lt_a": [{"rowtime": at(100), "k": 1, "id": 1}], "lt_b": [{"rowtime": at(100), "k": 1, "id": 2}]},
             # 20 s behind the latest rowtime: within the 30 s lateness, so joined, not dropped.

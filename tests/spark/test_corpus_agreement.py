@@ -38,8 +38,7 @@ def test_jvm_parser_agrees_with_the_corpus(spark, entry):
         assert (line, col) == (entry.line, entry.col)
 
 
-@pytest.mark.parametrize("entry", [e for e in ENTRIES if not e.valid and not e.schema_only],
-                         ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if not e.valid and not e.schema_only], ids=lambda e: e.name)
 def test_both_parsers_give_the_same_parameters(spark, entry):
     """Beyond code and position: overjoin's own errors carry the same message parameters."""
     jvm = jvm_parse(spark, entry)

@@ -37,8 +37,10 @@ def _replay(spark, case: Case) -> list[tuple]:
 
 def _fail(case: Case, actual: list[tuple], still_fails) -> None:
     small = shrink(case, still_fails, max_calls=60)
-    pytest.fail(f"overjoin and the reference model differ (seed {case.seed}).\n"
-                f"Minimal failing input:\n{describe(small)}\n\nFull case:\n{describe(case, actual)}")
+    pytest.fail(
+        f"overjoin and the reference model differ (seed {case.seed}).\n"
+        f"Minimal failing input:\n{describe(small)}\n\nFull case:\n{describe(case, actual)}"
+    )
 
 
 @pytest.mark.parametrize("seed", REPLAY_SEEDS, ids=lambda s: f"seed_{s}")
@@ -93,10 +95,15 @@ def test_stream_matches_the_reference_model(spark, seed, spelling):
     expected = case.without_flush(case.expected())
     if multiset(actual) != multiset(expected):
         # Each try is a streaming run of a few seconds: shrink a little, not to the minimum.
-        small = shrink(case, lambda c: multiset(_stream(spark, c, spelling)) != multiset(c.without_flush(c.expected())),
-                       max_calls=8)
-        pytest.fail(f"stream ({spelling}) differs from the reference model (seed {seed}).\n"
-                    f"Smaller failing input:\n{describe(small)}\n\nFull case:\n{describe(case, actual)}")
+        small = shrink(
+            case,
+            lambda c: multiset(_stream(spark, c, spelling)) != multiset(c.without_flush(c.expected())),
+            max_calls=8,
+        )
+        pytest.fail(
+            f"stream ({spelling}) differs from the reference model (seed {seed}).\n"
+            f"Smaller failing input:\n{describe(small)}\n\nFull case:\n{describe(case, actual)}"
+        )
 
 
 ORDERED_SEEDS = range(2000, 2000 + int(os.environ.get("OVERJOIN_DIFF_ORDERED_SEEDS", "4")))
@@ -112,8 +119,9 @@ def test_ordered_stream_matches_the_reference_model_in_rowtime_order(spark, seed
     suffix = f"_o{case.seed}"
     inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
     extra = ", ".join(f"{a}.ROWTIME AS {a}_rt" for a in case.aliases)
-    sql = case.sql_reading([v + suffix for v in case.views]).replace("SELECT STREAM ROWTIME, ",
-                                                                     f"SELECT STREAM ROWTIME, {extra}, ", 1)
+    sql = case.sql_reading([v + suffix for v in case.views]).replace(
+        "SELECT STREAM ROWTIME, ", f"SELECT STREAM ROWTIME, {extra}, ", 1
+    )
     batches = [{v + suffix: rows for v, rows in b.items()} for b in case.batches() + case.flush_batches()]
     spark.conf.set("spark.overjoin.emit", "ordered")
     try:
@@ -123,7 +131,7 @@ def test_ordered_stream_matches_the_reference_model_in_rowtime_order(spark, seed
     n = len(case.aliases)
     rows = [tuple(r) for r in run.rows]
     assert [r[0] for r in rows] == sorted(r[0] for r in rows), "rows were not released in ROWTIME order"
-    actual = case.without_flush([(r[0], *r[1 + n:]) for r in rows])
+    actual = case.without_flush([(r[0], *r[1 + n :]) for r in rows])
     assert multiset(actual) == multiset(case.without_flush(case.expected()))
 
 
@@ -162,8 +170,10 @@ def test_out_of_order_stream_matches_the_reference_model(spark, seed):
     case = random_case(seed)
     suffix = f"_l{case.seed}"
     inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
-    batches = [{v + suffix: rows for v, rows in b.items()}
-               for b in case.shuffled_batches(timedelta(seconds=4), count=10) + case.flush_batches()]
+    batches = [
+        {v + suffix: rows for v, rows in b.items()}
+        for b in case.shuffled_batches(timedelta(seconds=4), count=10) + case.flush_batches()
+    ]
     spark.conf.set("spark.overjoin.lateness", "4 seconds")
     try:
         run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), batches, inputs)

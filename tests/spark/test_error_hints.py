@@ -36,8 +36,13 @@ class Hint:
     jvm: bool = True  # the JVM raises this code itself
 
 
-def q(a_window: str = "OVER (RANGE INTERVAL '10' SECOND PRECEDING)", b_window: str = "", join: str = "JOIN",
-      cond: str = "ON a.k = b.k", tail: str = "") -> str:
+def q(
+    a_window: str = "OVER (RANGE INTERVAL '10' SECOND PRECEDING)",
+    b_window: str = "",
+    join: str = "JOIN",
+    cond: str = "ON a.k = b.k",
+    tail: str = "",
+) -> str:
     return f"SELECT STREAM ROWTIME, a.id, b.id FROM ha {a_window} AS a {join} hb {b_window} AS b {cond} {tail}".strip()
 
 
@@ -46,33 +51,66 @@ CASES = [
     Hint("OJ102", q("OVER (RANGE INTERVAL '1' MINUTE FOLLOWING)"), q("OVER (RANGE INTERVAL '1' MINUTE PRECEDING)")),
     Hint("OJ103", q("OVER (RANGE UNBOUNDED PRECEDING)"), q("OVER (RANGE INTERVAL '1' HOUR PRECEDING)")),
     Hint("OJ104", q("OVER (RANGE INTERVAL -'10' SECOND PRECEDING)"), q("OVER (RANGE INTERVAL '10' SECOND PRECEDING)")),
-    Hint("OJ105", q("OVER (RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND INTERVAL '10' SECOND PRECEDING)"),
-         q("OVER (RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND INTERVAL '1' SECOND PRECEDING)")),
-    Hint("OJ106", q("OVER (RANGE INTERVAL '1:99' MINUTE TO SECOND PRECEDING)"),
-         q("OVER (RANGE INTERVAL '1:30' MINUTE TO SECOND PRECEDING)")),
+    Hint(
+        "OJ105",
+        q("OVER (RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND INTERVAL '10' SECOND PRECEDING)"),
+        q("OVER (RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND INTERVAL '1' SECOND PRECEDING)"),
+    ),
+    Hint(
+        "OJ106",
+        q("OVER (RANGE INTERVAL '1:99' MINUTE TO SECOND PRECEDING)"),
+        q("OVER (RANGE INTERVAL '1:30' MINUTE TO SECOND PRECEDING)"),
+    ),
     Hint("OJ107", q("OVER w"), q("OVER w", tail="WINDOW w AS (RANGE INTERVAL '1' MINUTE PRECEDING)")),
     Hint("OJ108", q("OVER (PARTITION BY k)"), q("OVER (PARTITION BY k RANGE INTERVAL '10' SECOND PRECEDING)")),
-    Hint("OJ109", q("OVER (ORDER BY rowtime, id RANGE INTERVAL '10' SECOND PRECEDING)"),
-         q("OVER (ORDER BY rowtime RANGE INTERVAL '10' SECOND PRECEDING)")),
+    Hint(
+        "OJ109",
+        q("OVER (ORDER BY rowtime, id RANGE INTERVAL '10' SECOND PRECEDING)"),
+        q("OVER (ORDER BY rowtime RANGE INTERVAL '10' SECOND PRECEDING)"),
+    ),
     Hint("OJ110", q(join="CROSS JOIN"), q(join="INNER JOIN")),
     Hint("OJ111", q(tail="WITHIN 5s"), q(a_window="", tail="WITHIN 5s")),
-    Hint("OJ113", q("OVER w", "OVER w", tail="WINDOW w AS (RANGE CURRENT ROW), w AS (RANGE INTERVAL '5' SECOND PRECEDING)"),
-         q("OVER w", "OVER w2", tail="WINDOW w AS (RANGE CURRENT ROW), w2 AS (RANGE INTERVAL '5' SECOND PRECEDING)")),
+    Hint(
+        "OJ113",
+        q("OVER w", "OVER w", tail="WINDOW w AS (RANGE CURRENT ROW), w AS (RANGE INTERVAL '5' SECOND PRECEDING)"),
+        q("OVER w", "OVER w2", tail="WINDOW w AS (RANGE CURRENT ROW), w2 AS (RANGE INTERVAL '5' SECOND PRECEDING)"),
+    ),
     Hint("OJ114", q(a_window="", tail="WITHIN 5sec"), q(a_window="", tail="WITHIN 5s")),
-    Hint("OJ115", q("OVER (RANGE INTERVAL '10' SECOND(12) PRECEDING)"), q("OVER (RANGE INTERVAL '10' SECOND(3) PRECEDING)")),
-    Hint("OJ117", q("OVER (ROWS BETWEEN 2 PRECEDING AND 1 PRECEDING)"), q("OVER (ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)")),
-    Hint("OJ118", "SELECT a.id, b.id FROM ha AS a ASOF JOIN hb AS b ON a.k = b.k",
-         "SELECT a.id, b.id FROM ha AS a ASOF JOIN hb AS b ON a.k = b.k AND b.rowtime <= a.rowtime"),
-    Hint("OJ119", "SELECT STREAM ROWTIME, a.id, t.id FROM ha AS a JOIN hb OVER t ON a.k = t.k "
-                  "WINDOW t AS (RANGE INTERVAL '1' MINUTE PRECEDING)",
-         "SELECT STREAM ROWTIME, a.id, t.id FROM ha AS a JOIN hb OVER t AS t ON a.k = t.k "
-         "WINDOW t AS (RANGE INTERVAL '1' MINUTE PRECEDING)"),
+    Hint(
+        "OJ115",
+        q("OVER (RANGE INTERVAL '10' SECOND(12) PRECEDING)"),
+        q("OVER (RANGE INTERVAL '10' SECOND(3) PRECEDING)"),
+    ),
+    Hint(
+        "OJ117",
+        q("OVER (ROWS BETWEEN 2 PRECEDING AND 1 PRECEDING)"),
+        q("OVER (ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)"),
+    ),
+    Hint(
+        "OJ118",
+        "SELECT a.id, b.id FROM ha AS a ASOF JOIN hb AS b ON a.k = b.k",
+        "SELECT a.id, b.id FROM ha AS a ASOF JOIN hb AS b ON a.k = b.k AND b.rowtime <= a.rowtime",
+    ),
+    Hint(
+        "OJ119",
+        "SELECT STREAM ROWTIME, a.id, t.id FROM ha AS a JOIN hb OVER t ON a.k = t.k "
+        "WINDOW t AS (RANGE INTERVAL '1' MINUTE PRECEDING)",
+        "SELECT STREAM ROWTIME, a.id, t.id FROM ha AS a JOIN hb OVER t AS t ON a.k = t.k "
+        "WINDOW t AS (RANGE INTERVAL '1' MINUTE PRECEDING)",
+    ),
     Hint("OJ201", q(cond="USING (id2)"), q(cond="USING (k)"), jvm=False),
-    Hint("OJ202", "SELECT STREAM ROWTIME FROM ha AS a NATURAL JOIN (SELECT id AS bid, rowtime FROM hb) AS s",
-         "SELECT STREAM ROWTIME FROM ha AS a JOIN (SELECT id AS bid, k AS bk, rowtime FROM hb) AS s ON a.k = s.bk"),
-    Hint("OJ204", q(b_window="OVER (RANGE CURRENT ROW)").replace("JOIN hb", "JOIN hs"),
-         q(b_window="OVER (RANGE CURRENT ROW)").replace(
-             "JOIN hb", "JOIN (SELECT id, k, CAST(rowtime AS TIMESTAMP) AS ROWTIME FROM hs)")),
+    Hint(
+        "OJ202",
+        "SELECT STREAM ROWTIME FROM ha AS a NATURAL JOIN (SELECT id AS bid, rowtime FROM hb) AS s",
+        "SELECT STREAM ROWTIME FROM ha AS a JOIN (SELECT id AS bid, k AS bk, rowtime FROM hb) AS s ON a.k = s.bk",
+    ),
+    Hint(
+        "OJ204",
+        q(b_window="OVER (RANGE CURRENT ROW)").replace("JOIN hb", "JOIN hs"),
+        q(b_window="OVER (RANGE CURRENT ROW)").replace(
+            "JOIN hb", "JOIN (SELECT id, k, CAST(rowtime AS TIMESTAMP) AS ROWTIME FROM hs)"
+        ),
+    ),
     Hint("OJ205", q().replace("a.id, b.id", "a.id, id"), q(), jvm=False),
     Hint("OJ206", q(cond="USING (k, rowtime)"), q(cond="USING (k)")),
 ]
@@ -80,11 +118,16 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def tables(spark):
-    spark.createDataFrame([(1, 1, T), (2, 2, T + dt.timedelta(seconds=20))], "id int, k int, rowtime timestamp") \
-        .createOrReplaceTempView("ha")
-    spark.createDataFrame([(11, 1, T + dt.timedelta(seconds=5)), (12, 2, T + dt.timedelta(seconds=20))],
-                          "id int, k int, rowtime timestamp").createOrReplaceTempView("hb")
-    spark.createDataFrame([(21, 1, "2024-06-01 08:00:05")], "id int, k int, rowtime string").createOrReplaceTempView("hs")
+    spark.createDataFrame(
+        [(1, 1, T), (2, 2, T + dt.timedelta(seconds=20))], "id int, k int, rowtime timestamp"
+    ).createOrReplaceTempView("ha")
+    spark.createDataFrame(
+        [(11, 1, T + dt.timedelta(seconds=5)), (12, 2, T + dt.timedelta(seconds=20))],
+        "id int, k int, rowtime timestamp",
+    ).createOrReplaceTempView("hb")
+    spark.createDataFrame([(21, 1, "2024-06-01 08:00:05")], "id int, k int, rowtime string").createOrReplaceTempView(
+        "hs"
+    )
     return spark
 
 
@@ -106,13 +149,19 @@ def test_applying_the_hint_fixes_the_query(tables, case):
 # stream join and must give the same rows.
 NO_ROWTIME = "SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM {a} JOIN {b} ON a.k = b.k"
 ROWTIME_FIXES = {
-    "ORDER BY in the window": ("{va} OVER (ORDER BY ts RANGE INTERVAL '10' SECOND PRECEDING) AS a",
-                               "{vb} OVER (ORDER BY ts RANGE CURRENT ROW) AS b"),
-    "WATERMARK clause": ("{va} WATERMARK ts DELAY OF INTERVAL 0 SECONDS OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a",
-                         "{vb} WATERMARK ts DELAY OF INTERVAL 0 SECONDS AS b"),
+    "ORDER BY in the window": (
+        "{va} OVER (ORDER BY ts RANGE INTERVAL '10' SECOND PRECEDING) AS a",
+        "{vb} OVER (ORDER BY ts RANGE CURRENT ROW) AS b",
+    ),
+    "WATERMARK clause": (
+        "{va} WATERMARK ts DELAY OF INTERVAL 0 SECONDS OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a",
+        "{vb} WATERMARK ts DELAY OF INTERVAL 0 SECONDS AS b",
+    ),
     "withWatermark": ("{va}_wm OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a", "{vb}_wm AS b"),
-    "a column named ROWTIME": ("(SELECT *, ts AS ROWTIME FROM {va}) OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a",
-                               "(SELECT *, ts AS ROWTIME FROM {vb}) AS b"),
+    "a column named ROWTIME": (
+        "(SELECT *, ts AS ROWTIME FROM {va}) OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a",
+        "(SELECT *, ts AS ROWTIME FROM {vb}) AS b",
+    ),
 }
 
 
@@ -125,15 +174,23 @@ def test_each_rowtime_fix_of_oj203(spark, fix):
     va, vb = f"nort_a_{abs(hash(fix)) % 10000}", f"nort_b_{abs(hash(fix)) % 10000}"
     inputs = {va: make_stream(spark, va, schema), vb: make_stream(spark, vb, schema)}
     for v in (va, vb):
-        spark.readStream.schema(schema).json(inputs[v].folder).withWatermark("ts", "0 seconds") \
-            .createOrReplaceTempView(v + "_wm")
+        spark.readStream.schema(schema).json(inputs[v].folder).withWatermark("ts", "0 seconds").createOrReplaceTempView(
+            v + "_wm"
+        )
     with pytest.raises(AnalysisException, match="OJ203") as failure:
         spark.sql(NO_ROWTIME.format(a=f"{va} OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a", b=f"{vb} AS b"))
     assert "WATERMARK" in str(failure.value) and "ROWTIME" in str(failure.value)
     a, b = (s.format(va=va, vb=vb) for s in ROWTIME_FIXES[fix])
-    batches = [{va: [{"id": 1, "k": 1, "ts": T}], vb: [{"id": 11, "k": 1, "ts": T + dt.timedelta(seconds=5)}]},
-               {va: [{"id": 2, "k": 1, "ts": T + dt.timedelta(seconds=60)}], vb: [{"id": 12, "k": 1, "ts": T + dt.timedelta(seconds=61)}]}]
+    batches = [
+        {va: [{"id": 1, "k": 1, "ts": T}], vb: [{"id": 11, "k": 1, "ts": T + dt.timedelta(seconds=5)}]},
+        {
+            va: [{"id": 2, "k": 1, "ts": T + dt.timedelta(seconds=60)}],
+            vb: [{"id": 12, "k": 1, "ts": T + dt.timedelta(seconds=61)}],
+        },
+    ]
     run = run_stream(spark, NO_ROWTIME.format(a=a, b=b), batches, inputs)
     # a@0 lives [0, 10]: it meets b@5. a@60 lives [60, 70]: it meets b@61.
-    assert sorted(tuple(r) for r in run.rows) == [(T + dt.timedelta(seconds=5), 1, 11),
-                                                   (T + dt.timedelta(seconds=61), 2, 12)]
+    assert sorted(tuple(r) for r in run.rows) == [
+        (T + dt.timedelta(seconds=5), 1, 11),
+        (T + dt.timedelta(seconds=61), 2, 12),
+    ]

@@ -31,9 +31,11 @@ def at(s: int) -> dt.datetime:
 # Rows arrive in rowtime order except one late-but-within-10s row in the third batch (r@95 after
 # r@100): the declared lateness keeps it. The last batch moves the watermark past every window.
 BATCHES = [
-    {"l": [{"k": 1, "id": 1, "ts": at(0)}, {"k": 2, "id": 2, "ts": at(10)}],
-     "r": [{"k": 1, "id": 101, "ts": at(5)}]},
-    {"l": [{"k": 1, "id": 3, "ts": at(60)}], "r": [{"k": 1, "id": 102, "ts": at(50)}, {"k": 2, "id": 103, "ts": at(100)}]},
+    {"l": [{"k": 1, "id": 1, "ts": at(0)}, {"k": 2, "id": 2, "ts": at(10)}], "r": [{"k": 1, "id": 101, "ts": at(5)}]},
+    {
+        "l": [{"k": 1, "id": 3, "ts": at(60)}],
+        "r": [{"k": 1, "id": 102, "ts": at(50)}, {"k": 2, "id": 103, "ts": at(100)}],
+    },
     {"l": [{"k": 2, "id": 4, "ts": at(110)}], "r": [{"k": 2, "id": 104, "ts": at(95)}]},
     {"l": [{"k": 9, "id": 5, "ts": at(400)}], "r": [{"k": 9, "id": 105, "ts": at(400)}]},
     {"l": [{"k": 9, "id": 6, "ts": at(500)}], "r": [{"k": 9, "id": 106, "ts": at(500)}]},
@@ -53,8 +55,9 @@ SPELLINGS = {
 
 
 def _query(left: str, right: str, named: bool) -> str:
-    return (f"SELECT STREAM ROWTIME, l.id AS lid, r.id AS rid FROM {left} LEFT JOIN {right} ON l.k = r.k"
-            + (" WINDOW w AS (RANGE INTERVAL '1' MINUTE PRECEDING)" if named else ""))
+    return f"SELECT STREAM ROWTIME, l.id AS lid, r.id AS rid FROM {left} LEFT JOIN {right} ON l.k = r.k" + (
+        " WINDOW w AS (RANGE INTERVAL '1' MINUTE PRECEDING)" if named else ""
+    )
 
 
 def _run(spark, spelling: str | None):
@@ -93,10 +96,19 @@ def test_the_reference_keeps_the_late_row_and_pads_the_rest(reference):
     # l lives [t, t], r [t, t + 60 s]. l1@0 has no r of key 1 in [-60, 0] and l2@10 none of key 2
     # in [-50, 10]: both padded at their own end. l3@60 meets r101@5 and r102@50; l4@110 meets
     # r103@100 and r104@95, which came after r103 but within the lateness.
-    assert rows == sorted([
-        (at(0), 1, None), (at(10), 2, None), (at(60), 3, 101), (at(60), 3, 102),
-        (at(110), 4, 103), (at(110), 4, 104), (at(400), 5, 105), (at(500), 6, 106),
-    ], key=str)
+    assert rows == sorted(
+        [
+            (at(0), 1, None),
+            (at(10), 2, None),
+            (at(60), 3, 101),
+            (at(60), 3, 102),
+            (at(110), 4, 103),
+            (at(110), 4, 104),
+            (at(400), 5, 105),
+            (at(500), 6, 106),
+        ],
+        key=str,
+    )
     assert watermarks[-1] == "2024-05-01T12:08:09.999Z"  # 500 s - 10 s - 1 ms
 
 
@@ -111,5 +123,8 @@ def test_every_spelling_is_the_same_input(spark, reference, spelling):
     assert watermarks[-1] == reference[2][-1]
     possible = {"1970-01-01T00:00:00.000Z"} | {
         (r["ts"] - dt.timedelta(seconds=10, milliseconds=1)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        for b in BATCHES for rs in b.values() for r in rs}
+        for b in BATCHES
+        for rs in b.values()
+        for r in rs
+    }
     assert set(watermarks) <= possible, set(watermarks) - possible

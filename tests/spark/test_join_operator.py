@@ -29,11 +29,11 @@ def _row(i: int, k: int, seconds: int) -> dict:
 
 def edge_case(kind: str, window_on: str) -> tuple[Case, list[dict[str, list[dict]]]]:
     """The case and its micro-batches; ``window_on`` ("a" or "b") holds the windowed row ``w``."""
-    w = _row(2001, 1, 0)             # life [0 s, 5 s]
-    fill_w = _row(2002, 4, 8)        # w's input reaches 8 s ...
-    fill1 = _row(1001, 2, 8)         # ... and so does the other: the watermark becomes 8 s - 4 s
-    fill2 = _row(1002, 3, 8)         # a batch that runs with that watermark
-    late_enough = _row(1003, 1, 5)   # still on time (5 s > 4 s), meets w at 5 s
+    w = _row(2001, 1, 0)  # life [0 s, 5 s]
+    fill_w = _row(2002, 4, 8)  # w's input reaches 8 s ...
+    fill1 = _row(1001, 2, 8)  # ... and so does the other: the watermark becomes 8 s - 4 s
+    fill2 = _row(1002, 3, 8)  # a batch that runs with that watermark
+    late_enough = _row(1003, 1, 5)  # still on time (5 s > 4 s), meets w at 5 s
     windowed = (Window.range(5 * SEC), "RANGE INTERVAL '5' SECOND PRECEDING")
     plain = (CURRENT_ROW, "")
     if window_on == "b":

@@ -40,17 +40,29 @@ def test_late_rows_are_counted(spark, tmp_path, late_rows_log):
     schema = "rowtime timestamp, k int, id int"
     a = make_stream(spark, "late_a", schema)
     b = make_stream(spark, "late_b", schema)
-    df = spark.sql("SELECT STREAM ROWTIME, x.id AS xid, y.id AS yid FROM late_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS x "
-                   "JOIN late_b AS y ON x.k = y.k")
-    q = (df.writeStream.format("memory").queryName("late_rows_q").outputMode("append")
-         .option("checkpointLocation", str(tmp_path / "ckpt")).start())
+    df = spark.sql(
+        "SELECT STREAM ROWTIME, x.id AS xid, y.id AS yid FROM late_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS x "
+        "JOIN late_b AS y ON x.k = y.k"
+    )
+    q = (
+        df.writeStream.format("memory")
+        .queryName("late_rows_q")
+        .outputMode("append")
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .start()
+    )
     try:
         a.write_batch([{"rowtime": at(100), "k": 1, "id": 1}])
         b.write_batch([{"rowtime": at(100), "k": 1, "id": 2}])
         q.processAllAvailable()
         # Watermark is now 100 s. Rows at 100 s are not late (equal); rows before it are.
-        a.write_batch([{"rowtime": at(100), "k": 2, "id": 3}, {"rowtime": at(90), "k": 1, "id": 4},
-                       {"rowtime": at(99), "k": 1, "id": 5}])
+        a.write_batch(
+            [
+                {"rowtime": at(100), "k": 2, "id": 3},
+                {"rowtime": at(90), "k": 1, "id": 4},
+                {"rowtime": at(99), "k": 1, "id": 5},
+            ]
+        )
         b.write_batch([{"rowtime": at(100), "k": 2, "id": 6}, {"rowtime": at(50), "k": 1, "id": 7}])
         q.processAllAvailable()
         rows = sorted((r.xid, r.yid) for r in spark.table("late_rows_q").collect())

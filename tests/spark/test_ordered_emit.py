@@ -24,24 +24,36 @@ SEC = timedelta(seconds=1)
 def test_ordered_output_waits_in_every_task_and_comes_out_sorted(spark):
     rows_a = [{"id": 1000 + i, "k": i % 20, "rowtime": T0 + (i // 2) * SEC} for i in range(80)]
     rows_b = [{"id": 5000 + i, "k": (i * 7) % 20, "rowtime": T0 + (i // 2) * SEC + SEC // 2} for i in range(80)]
-    case = Case(0, (Window.range(5 * SEC), CURRENT_ROW), ("RANGE INTERVAL '5' SECOND PRECEDING", ""),
-                (tuple(rows_a), tuple(rows_b)), ("LEFT",), (("a", "b"),))
+    case = Case(
+        0,
+        (Window.range(5 * SEC), CURRENT_ROW),
+        ("RANGE INTERVAL '5' SECOND PRECEDING", ""),
+        (tuple(rows_a), tuple(rows_b)),
+        ("LEFT",),
+        (("a", "b"),),
+    )
     views = ["oe_pa", "oe_pb"]
     inputs = {v: make_stream(spark, v, SCHEMA) for v in views}
     checkpoint = tempfile.mkdtemp(prefix="overjoin-ordered-")
     spark.conf.set("spark.overjoin.emit", "ordered")
     spark.conf.set("spark.overjoin.lateness", "15 seconds")
     try:
-        query = (spark.sql(case.sql_reading(views)).writeStream.format("memory").queryName("oe_parallel")
-                 .outputMode("append").option("checkpointLocation", checkpoint).start())
+        query = (
+            spark.sql(case.sql_reading(views))
+            .writeStream.format("memory")
+            .queryName("oe_parallel")
+            .outputMode("append")
+            .option("checkpointLocation", checkpoint)
+            .start()
+        )
     finally:
         spark.conf.unset("spark.overjoin.emit")
         spark.conf.unset("spark.overjoin.lateness")
     seen: list[tuple] = []
     try:
         for b in range(4):
-            inputs["oe_pa"].write_batch(rows_a[b * 20:(b + 1) * 20])
-            inputs["oe_pb"].write_batch(rows_b[b * 20:(b + 1) * 20])
+            inputs["oe_pa"].write_batch(rows_a[b * 20 : (b + 1) * 20])
+            inputs["oe_pb"].write_batch(rows_b[b * 20 : (b + 1) * 20])
             query.processAllAvailable()
             seen = [tuple(r) for r in spark.table("oe_parallel").collect()]
         waiting = spark.read.format("statestore").option("path", checkpoint).option("operatorId", 0).load()

@@ -42,10 +42,12 @@ def as_tuples(rows):
 
 
 def test_replay_over_tables(spark):
-    spark.createDataFrame([(t(a), i) for a, i in ORDERS], "rowtime timestamp, orderId int") \
-        .createOrReplaceTempView("Orders")
-    spark.createDataFrame([(t(a), i) for a, i in SHIPMENTS], "rowtime timestamp, orderId int") \
-        .createOrReplaceTempView("Shipments")
+    spark.createDataFrame([(t(a), i) for a, i in ORDERS], "rowtime timestamp, orderId int").createOrReplaceTempView(
+        "Orders"
+    )
+    spark.createDataFrame([(t(a), i) for a, i in SHIPMENTS], "rowtime timestamp, orderId int").createOrReplaceTempView(
+        "Shipments"
+    )
     df = spark.sql(QUERY)
     assert not df.isStreaming
     assert df.columns == ["ROWTIME", "orderId", "orderTime"]
@@ -71,5 +73,9 @@ def test_stream_in_micro_batches(spark):
     assert as_tuples(run.rows) == EXPECTED
     # A matched row is emitted in the micro-batch that receives the later of its rows.
     assert [as_tuples(b) for b in run.batches] == [
-        [], [EXPECTED[0]], EXPECTED[1:3], [EXPECTED[3]], [EXPECTED[4]],
+        [],
+        [EXPECTED[0]],
+        EXPECTED[1:3],
+        [EXPECTED[3]],
+        [EXPECTED[4]],
     ]

@@ -26,7 +26,7 @@ PLAIN_SQL = [
     "SELECT k, v FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) = 1",
     # the words overjoin cares about, where they are not overjoin syntax
     "SELECT 'SELECT STREAM * FROM s OVER (RANGE INTERVAL 1 HOUR PRECEDING)' AS text",
-    "SELECT \"OVER WITHIN ASOF ROWTIME\" AS s",
+    'SELECT "OVER WITHIN ASOF ROWTIME" AS s',
     "SELECT 1 -- SELECT STREAM ROWTIME FROM a OVER w\n",
     "SELECT /* JOIN b WITHIN 5s */ 1",
     "SELECT /* nested /* OVER (RANGE CURRENT ROW) */ comment */ 2",
@@ -136,7 +136,9 @@ def test_plain_sql_syntax_errors_are_spark_errors(spark):
 
 
 def test_named_parameters(spark):
-    rows = spark.sql("SELECT id FROM range(10) WHERE id > :lo AND id < :hi ORDER BY id", args={"lo": 3, "hi": 7}).collect()
+    rows = spark.sql(
+        "SELECT id FROM range(10) WHERE id > :lo AND id < :hi ORDER BY id", args={"lo": 3, "hi": 7}
+    ).collect()
     assert [r.id for r in rows] == [4, 5, 6]
 
 
@@ -156,12 +158,21 @@ def test_parameters_in_an_overjoin_query(spark):
     assert [(r.ROWTIME, r.k, r.label) for r in rows] == [(base, 2, "a long label value")]
     rows = spark.sql(
         "SELECT STREAM ?, ROWTIME, a.k FROM pa AS a JOIN pb OVER (RANGE INTERVAL '1' SECOND PRECEDING) AS b ON a.k = b.k AND a.k = ?",
-        args=["x", 1]).collect()
+        args=["x", 1],
+    ).collect()
     assert [(r[0], r.ROWTIME, r.k) for r in rows] == [("x", base, 1)]
 
 
-@pytest.mark.parametrize("rule", ["ResolveStreamJoinInputs", "RewriteWindowedJoins", "BindRowtimeReferences",
-                                  "ApplyOrderedEmit", "RemoveStreamJoinMarkers"])
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "ResolveStreamJoinInputs",
+        "RewriteWindowedJoins",
+        "BindRowtimeReferences",
+        "ApplyOrderedEmit",
+        "RemoveStreamJoinMarkers",
+    ],
+)
 def test_each_rule_returns_a_plain_plan_as_the_same_instance(spark, rule):
     """Plain SQL pays one tree walk per rule: a plan without overjoin nodes comes back untouched."""
     jvm = spark._jvm

@@ -47,7 +47,8 @@ def _cases(count: int, *, chained_outer: bool) -> list[int]:
     while len(seeds) < count:
         case = random_case(seed)
         fits = len(case.batches()) >= 2 and (
-            not chained_outer or (len(case.views) == 3 and case.kinds[0] in ("LEFT", "RIGHT", "FULL")))
+            not chained_outer or (len(case.views) == 3 and case.kinds[0] in ("LEFT", "RIGHT", "FULL"))
+        )
         if fits:
             seeds.append(seed)
         seed += 1
@@ -56,8 +57,11 @@ def _cases(count: int, *, chained_outer: bool) -> list[int]:
 
 SEEDS = _cases((COUNT + 1) // 2, chained_outer=True) + _cases(COUNT // 2, chained_outer=False)
 # (kind, seed): RANGE windows (chained outer joins among them), ROWS windows, ordered output.
-RUNS = ([("range", s) for s in SEEDS] + [("rows", s) for s in range(6100, 6100 + max(1, COUNT // 2))]
-        + [("ordered", s) for s in SEEDS[: max(1, COUNT // 3)]])
+RUNS = (
+    [("range", s) for s in SEEDS]
+    + [("rows", s) for s in range(6100, 6100 + max(1, COUNT // 2))]
+    + [("ordered", s) for s in SEEDS[: max(1, COUNT // 3)]]
+)
 
 
 def _expected(kind: str, case: Case, batches: list[dict[str, list[dict[str, Any]]]]) -> list[tuple[Any, ...]]:
@@ -73,8 +77,14 @@ def _sink_rows(spark: Any, out: str) -> list[tuple[Any, ...]]:
 
 
 def _start(spark: Any, case: Case, views: list[str], out: str, checkpoint: str) -> Any:
-    return (spark.sql(case.sql_reading(views)).writeStream.format("parquet")
-            .option("path", out).option("checkpointLocation", checkpoint).outputMode("append").start())
+    return (
+        spark.sql(case.sql_reading(views))
+        .writeStream.format("parquet")
+        .option("path", out)
+        .option("checkpointLocation", checkpoint)
+        .outputMode("append")
+        .start()
+    )
 
 
 def _streams(spark: Any, views: list[str], folders: list[str]) -> None:
@@ -139,11 +149,21 @@ def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, kin
     _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
 
 
-KILL_RUNS = ([*[("range", s) for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2], ("rows", next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5)), ("ordered", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3))])
+KILL_RUNS = [
+    *[("range", s) for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2],
+    ("rows", next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5)),
+    ("ordered", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3)),
+]
 
 
-CHILD_CONF = {"spark.master": "local[2]", "spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false",
-              "spark.sql.session.timeZone": "UTC", "spark.sql.adaptive.enabled": "false", "spark.driver.memory": "1g"}
+CHILD_CONF = {
+    "spark.master": "local[2]",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.ui.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.driver.memory": "1g",
+}
 
 
 def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) -> None:
@@ -152,8 +172,13 @@ def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) ->
     spec_path = work / "spec.json"
     spec_path.write_text(json.dumps(spec))
     errors = open(work / "child.err", "w")
-    child = subprocess.Popen([sys.executable, "-m", "tests.spark.restart_child", str(spec_path)],
-                             cwd=REPO, stdout=subprocess.PIPE, stderr=errors, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.spark.restart_child", str(spec_path)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=errors,
+        text=True,
+    )
     jvm_pid = None
     killed = False
     try:
@@ -188,8 +213,16 @@ def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_pa
         for f in folders:
             os.makedirs(f)
         out, checkpoint = str(work / "out"), str(work / "checkpoint")
-        spec = {"kind": kind, "seed": seed, "views": views, "folders": folders, "out": out, "checkpoint": checkpoint,
-                "schema": SCHEMA, "conf": CHILD_CONF}
+        spec = {
+            "kind": kind,
+            "seed": seed,
+            "views": views,
+            "folders": folders,
+            "out": out,
+            "checkpoint": checkpoint,
+            "schema": SCHEMA,
+            "conf": CHILD_CONF,
+        }
         _run_child_and_kill_it(work, spec, kill_after)
 
         _streams(spark, views, folders)
@@ -219,17 +252,25 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
     rng = random.Random(11 if op == "<=" else 12)
     base = dt.datetime(2024, 1, 1, 9, 0)
     keys = ["A", "B", "C", None]
-    xs = sorted(({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 80)), "v": i}
-                 for i in range(30)), key=lambda r: r["ts"])
-    ys = sorted(({"k": k, "ts": base + dt.timedelta(seconds=s), "w": 100 + n}
-                 for n, (k, s) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 80)) for _ in range(25)},
-                                                   key=str))), key=lambda r: r["ts"])
+    xs = sorted(
+        ({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 80)), "v": i} for i in range(30)),
+        key=lambda r: r["ts"],
+    )
+    ys = sorted(
+        (
+            {"k": k, "ts": base + dt.timedelta(seconds=s), "w": 100 + n}
+            for n, (k, s) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 80)) for _ in range(25)}, key=str))
+        ),
+        key=lambda r: r["ts"],
+    )
     sql = "SELECT ROWTIME, x.v, y.w FROM {x} x ASOF LEFT JOIN {y} y ON x.k = y.k AND y.ts " + op + " x.ts"
     tag = "b" if op == "<=" else "f"
-    spark.createDataFrame([(r["k"], r["ts"], r["v"]) for r in xs], "k string, ts timestamp, v int") \
-        .createOrReplaceTempView(f"rax_t{tag}")
-    spark.createDataFrame([(r["k"], r["ts"], r["w"]) for r in ys], "k string, ts timestamp, w int") \
-        .createOrReplaceTempView(f"ray_t{tag}")
+    spark.createDataFrame(
+        [(r["k"], r["ts"], r["v"]) for r in xs], "k string, ts timestamp, v int"
+    ).createOrReplaceTempView(f"rax_t{tag}")
+    spark.createDataFrame(
+        [(r["k"], r["ts"], r["w"]) for r in ys], "k string, ts timestamp, w int"
+    ).createOrReplaceTempView(f"ray_t{tag}")
     replay = sorted(tuple(r) for r in spark.sql(sql.format(x=f"rax_t{tag}", y=f"ray_t{tag}")).collect())
     if op == ">=":
         replay = [r for r in replay if r[2] is not None or any(x["v"] == r[1] and x["k"] is None for x in xs)]
@@ -237,20 +278,34 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
     folders = {name: tmp_path / name for name in ("x", "y")}
     for folder in folders.values():
         folder.mkdir()
-    spark.readStream.schema("k string, ts timestamp, v int").json(str(folders["x"])).createOrReplaceTempView(f"rax_s{tag}")
-    spark.readStream.schema("k string, ts timestamp, w int").json(str(folders["y"])).createOrReplaceTempView(f"ray_s{tag}")
+    spark.readStream.schema("k string, ts timestamp, v int").json(str(folders["x"])).createOrReplaceTempView(
+        f"rax_s{tag}"
+    )
+    spark.readStream.schema("k string, ts timestamp, w int").json(str(folders["y"])).createOrReplaceTempView(
+        f"ray_s{tag}"
+    )
     batches = []
     for lo, hi in ((-1, 20), (20, 40), (40, 60), (60, 81)):
-        batches.append({"x": [r for r in xs if lo < (r["ts"] - base).seconds <= hi],
-                        "y": [r for r in ys if lo < (r["ts"] - base).seconds <= hi]})
+        batches.append(
+            {
+                "x": [r for r in xs if lo < (r["ts"] - base).seconds <= hi],
+                "y": [r for r in ys if lo < (r["ts"] - base).seconds <= hi],
+            }
+        )
     for hours in (5, 6):
         far = base + dt.timedelta(hours=hours)
         batches.append({"x": [{"k": "Z", "ts": far, "v": -1}], "y": [{"k": "Z", "ts": far, "w": -1}]})
     out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
 
     def start() -> Any:
-        return (spark.sql(sql.format(x=f"rax_s{tag}", y=f"ray_s{tag}")).writeStream.format("parquet")
-                .option("path", out).option("checkpointLocation", checkpoint).outputMode("append").start())
+        return (
+            spark.sql(sql.format(x=f"rax_s{tag}", y=f"ray_s{tag}"))
+            .writeStream.format("parquet")
+            .option("path", out)
+            .option("checkpointLocation", checkpoint)
+            .outputMode("append")
+            .start()
+        )
 
     query = start()
     try:
@@ -276,15 +331,25 @@ def _asof_data(op: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], lis
     rng = random.Random(21 if op == "<=" else 22)
     base = dt.datetime(2024, 1, 1, 9, 0)
     keys = ["A", "B", "C", None]
-    xs = sorted(({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 80)), "v": i}
-                 for i in range(40)), key=lambda r: r["ts"])
-    ys = sorted(({"k": k, "ts": base + dt.timedelta(seconds=t), "w": 100 + n}
-                 for n, (k, t) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 80)) for _ in range(30)},
-                                                   key=str))), key=lambda r: r["ts"])
+    xs = sorted(
+        ({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 80)), "v": i} for i in range(40)),
+        key=lambda r: r["ts"],
+    )
+    ys = sorted(
+        (
+            {"k": k, "ts": base + dt.timedelta(seconds=t), "w": 100 + n}
+            for n, (k, t) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 80)) for _ in range(30)}, key=str))
+        ),
+        key=lambda r: r["ts"],
+    )
     batches = []
     for lo, hi in ((-1, 20), (20, 40), (40, 60), (60, 81)):
-        batches.append({"x": [r for r in xs if lo < (r["ts"] - base).seconds <= hi],
-                        "y": [r for r in ys if lo < (r["ts"] - base).seconds <= hi]})
+        batches.append(
+            {
+                "x": [r for r in xs if lo < (r["ts"] - base).seconds <= hi],
+                "y": [r for r in ys if lo < (r["ts"] - base).seconds <= hi],
+            }
+        )
     for hours in (5, 6):
         far = base + dt.timedelta(hours=hours)
         batches.append({"x": [{"k": "Z", "ts": far, "v": -1}], "y": [{"k": "Z", "ts": far, "w": -1}]})
@@ -318,18 +383,30 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
 
         rng = random.Random(31)
         base = dt.datetime(2024, 1, 1, 9, 0)
-        rows = sorted(({"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9),
-                        "ts": base + dt.timedelta(milliseconds=rng.randint(0, 120_000))} for i in range(150)),
-                      key=lambda r: r["ts"])
+        rows = sorted(
+            (
+                {
+                    "id": i,
+                    "k": rng.randint(0, 2),
+                    "v": rng.randint(1, 9),
+                    "ts": base + dt.timedelta(milliseconds=rng.randint(0, 120_000)),
+                }
+                for i in range(150)
+            ),
+            key=lambda r: r["ts"],
+        )
         batches = [{"x": rows[i : i + 25]} for i in range(0, len(rows), 25)]
         batches += [{"x": [{"id": -1, "k": 9, "v": 0, "ts": base + dt.timedelta(hours=h)}]} for h in (5, 6)]
         schemas = {"x": "id int, k int, v int, ts timestamp"}
-        sql = ("SELECT STREAM ROWTIME, k, COUNT(*) AS n, SUM(v) AS total FROM {x} AS s "
-               "GROUP BY k, STEP(s.ts BY INTERVAL '10' SECOND)")
+        sql = (
+            "SELECT STREAM ROWTIME, k, COUNT(*) AS n, SUM(v) AS total FROM {x} AS s "
+            "GROUP BY k, STEP(s.ts BY INTERVAL '10' SECOND)"
+        )
         sql = sql.replace("{x} AS s", "{x} OVER (ORDER BY ts RANGE CURRENT ROW) AS s")
         size = dt.timedelta(seconds=10)
-        groups = tumbling_groups(rows, "ts", lambda t: (step_floor(t, size), step_floor(t, size) + size),
-                                 lambda r: (r["k"],))
+        groups = tumbling_groups(
+            rows, "ts", lambda t: (step_floor(t, size), step_floor(t, size) + size), lambda r: (r["k"],)
+        )
         expected = sorted((end, k, len(g), sum(r["v"] for r in g)) for (end, _, k), g in groups.items())
 
     views = {v: f"k9{kind}_{v}" for v in schemas}
@@ -339,16 +416,28 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
     out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
     streaming_sql = sql.format(**views)
     kill_after = 2
-    spec = {"views": list(views.values()), "folders": [str(folders[v]) for v in schemas],
-            "schemas": {views[v]: s for v, s in schemas.items()}, "sql": streaming_sql,
-            "batches": [{views[v]: rows for v, rows in b.items()} for b in _jsonable_batches(batches)],
-            "out": out, "checkpoint": checkpoint, "conf": CHILD_CONF}
+    spec = {
+        "views": list(views.values()),
+        "folders": [str(folders[v]) for v in schemas],
+        "schemas": {views[v]: s for v, s in schemas.items()},
+        "sql": streaming_sql,
+        "batches": [{views[v]: rows for v, rows in b.items()} for b in _jsonable_batches(batches)],
+        "out": out,
+        "checkpoint": checkpoint,
+        "conf": CHILD_CONF,
+    }
     _run_child_and_kill_it(tmp_path, spec, kill_after)
 
     for v, s in schemas.items():
         spark.readStream.schema(s).json(str(folders[v])).createOrReplaceTempView(views[v])
-    query = (spark.sql(streaming_sql).writeStream.format("parquet").option("path", out)
-             .option("checkpointLocation", checkpoint).outputMode("append").start())
+    query = (
+        spark.sql(streaming_sql)
+        .writeStream.format("parquet")
+        .option("path", out)
+        .option("checkpointLocation", checkpoint)
+        .outputMode("append")
+        .start()
+    )
     try:
         query.processAllAvailable()
         for i in range(kill_after + 1, len(batches)):

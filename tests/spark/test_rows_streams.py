@@ -61,8 +61,10 @@ def flush_rows(case: Case) -> list[list[dict[str, Any]]]:
     times = [r["rowtime"] for rs in case.rows for r in rs if r["rowtime"] is not None]
     widest = max([w.a for w in case.windows if isinstance(w.a, timedelta)] + [timedelta(0)])
     far = (max(times) if times else T0) + 2 * widest + 100 * SEC
-    return [[{"id": FLUSH_ID + 10 * n + i, "k": -1 - i, "rowtime": far + n * (widest + 100 * SEC)} for n in range(2)]
-            for i in range(len(case.views))]
+    return [
+        [{"id": FLUSH_ID + 10 * n + i, "k": -1 - i, "rowtime": far + n * (widest + 100 * SEC)} for n in range(2)]
+        for i in range(len(case.views))
+    ]
 
 
 def stream_expected(case: Case, arrived: list[list[dict[str, Any]]]) -> list[tuple[Any, ...]]:
@@ -75,8 +77,9 @@ def stream_expected(case: Case, arrived: list[list[dict[str, Any]]]) -> list[tup
     return [t for t in rows if not (t[0] == largest and None in t[1:])]
 
 
-def run_case(spark: Any, case: Case, batches: list[dict[str, list[dict[str, Any]]]], tag: str,
-             lateness: str | None = None) -> tuple[list[tuple[Any, ...]], Any]:
+def run_case(
+    spark: Any, case: Case, batches: list[dict[str, list[dict[str, Any]]]], tag: str, lateness: str | None = None
+) -> tuple[list[tuple[Any, ...]], Any]:
     suffix = f"_{tag}{case.seed}"
     inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
     fed = [{v + suffix: rows for v, rows in b.items()} for b in batches]
@@ -111,8 +114,9 @@ def test_rows_window_stream_out_of_order_matches_the_reference_model(spark, seed
     earlier row's window sooner; a pair is emitted only once no such row can come."""
     case = rows_case(seed)
     flush = flush_rows(case)
-    batches = case.shuffled_batches(4 * SEC, count=8) + [{v: [f[n]] for v, f in zip(case.views, flush)}
-                                                        for n in range(2)]
+    batches = case.shuffled_batches(4 * SEC, count=8) + [
+        {v: [f[n]] for v, f in zip(case.views, flush)} for n in range(2)
+    ]
     actual, _ = run_case(spark, case, batches, "ro", lateness="4 seconds")
     expected = stream_expected(case, _arrival_order(case, batches))
     assert multiset(actual) == multiset(expected), describe(case, actual)
@@ -132,9 +136,14 @@ def test_rows_window_state_stays_bounded(spark):
         rows_a += ba
         rows_b += bb
         batches.append({"ga": ba, "gb": bb})
-    case = Case(0, (Window.rows(n, ("k",)), Window.range(3 * SEC)),
-                (f"PARTITION BY k ROWS {n} PRECEDING", "RANGE INTERVAL '3' SECOND PRECEDING"),
-                (tuple(rows_a), tuple(rows_b)), ("LEFT",), (("a", "b"),))
+    case = Case(
+        0,
+        (Window.rows(n, ("k",)), Window.range(3 * SEC)),
+        (f"PARTITION BY k ROWS {n} PRECEDING", "RANGE INTERVAL '3' SECOND PRECEDING"),
+        (tuple(rows_a), tuple(rows_b)),
+        ("LEFT",),
+        (("a", "b"),),
+    )
     flush = flush_rows(case)
     batches += [{v: [f[m]] for v, f in zip(case.views, flush)} for m in range(2)]
     actual, run = run_case(spark, case, batches, "rb")
@@ -142,7 +151,7 @@ def test_rows_window_state_stays_bounded(spark):
     # ROWS side: n + 1 rows per key and the batch's rows; RANGE side: 3 s of rows and one batch.
     bound = keys * (n + 1) + per_batch + 2 * (3 + per_batch + 1)
     assert max(states) <= bound, f"state grew to {max(states)} rows (bound {bound}): {states}"
-    assert max(states[len(states) // 2:]) <= max(states[: len(states) // 2]) + per_batch
+    assert max(states[len(states) // 2 :]) <= max(states[: len(states) // 2]) + per_batch
     expected = stream_expected(case, _arrival_order(case, batches))
     assert multiset(actual) == multiset(expected), describe(case, actual)
 
@@ -155,15 +164,19 @@ def _stream(spark: Any, name: str, tmp_path: Any) -> None:
 def test_rows_window_joined_again_is_refused(spark, tmp_path):
     _stream(spark, "rows_s1", tmp_path)
     with pytest.raises(AnalysisException, match=r"OJ117.*ROWS_WINDOW_JOINED_AGAIN|ROWS_WINDOW_JOINED_AGAIN"):
-        spark.sql("SELECT STREAM * FROM rows_s1 OVER (ROWS 2 PRECEDING) AS a JOIN rows_s1 AS b ON a.k = b.k "
-                  "JOIN rows_s1 AS c ON c.k = b.k")
+        spark.sql(
+            "SELECT STREAM * FROM rows_s1 OVER (ROWS 2 PRECEDING) AS a JOIN rows_s1 AS b ON a.k = b.k "
+            "JOIN rows_s1 AS c ON c.k = b.k"
+        )
 
 
 def test_rows_window_partitioned_by_an_expression_is_refused(spark, tmp_path):
     _stream(spark, "rows_s2", tmp_path)
     with pytest.raises(AnalysisException, match="ROWS_PARTITION_NOT_A_COLUMN"):
-        spark.sql("SELECT STREAM * FROM rows_s2 OVER (PARTITION BY abs(k) ROWS 2 PRECEDING) AS a "
-                  "JOIN rows_s2 AS b ON a.k = b.k")
+        spark.sql(
+            "SELECT STREAM * FROM rows_s2 OVER (PARTITION BY abs(k) ROWS 2 PRECEDING) AS a "
+            "JOIN rows_s2 AS b ON a.k = b.k"
+        )
 
 
 def test_rows_window_on_spark_operator_is_refused(spark, tmp_path):
@@ -197,19 +210,40 @@ def test_match_bids_and_asks_view_of_seed_004_streams_with_the_replay_rows(spark
     batches = []
     ask_times = rng.sample(range(120), 60)  # distinct: the order of tied asks would be arbitrary
     for b in range(6):
-        bids = [{"rowtime": T0 + t * SEC, "ticker": rng.choice("XY"), "shares": rng.choice([10, 20]),
-                 "price": rng.choice([5.0, 5.5])} for t in sorted(rng.randint(b * 20, b * 20 + 19) for _ in range(10))]
-        asks = [{"rowtime": T0 + t * SEC, "ticker": rng.choice("XY"), "shares": rng.choice([10, 20]),
-                 "price": rng.choice([5.0, 5.5])} for t in sorted(t for t in ask_times if b * 20 <= t < b * 20 + 20)]
+        bids = [
+            {
+                "rowtime": T0 + t * SEC,
+                "ticker": rng.choice("XY"),
+                "shares": rng.choice([10, 20]),
+                "price": rng.choice([5.0, 5.5]),
+            }
+            for t in sorted(rng.randint(b * 20, b * 20 + 19) for _ in range(10))
+        ]
+        asks = [
+            {
+                "rowtime": T0 + t * SEC,
+                "ticker": rng.choice("XY"),
+                "shares": rng.choice([10, 20]),
+                "price": rng.choice([5.0, 5.5]),
+            }
+            for t in sorted(t for t in ask_times if b * 20 <= t < b * 20 + 20)
+        ]
         batches.append({"BIDS": bids, "ASKS": asks})
     # Two more batches far ahead, so that the watermark passes every pair of the case.
     for n in range(2):
         far = T0 + (1000 + 100 * n) * SEC
-        batches.append({"BIDS": [{"rowtime": far, "ticker": "Z", "shares": 1, "price": 1.0}],
-                        "ASKS": [{"rowtime": far, "ticker": "W", "shares": 1, "price": 1.0}]})
+        batches.append(
+            {
+                "BIDS": [{"rowtime": far, "ticker": "Z", "shares": 1, "price": 1.0}],
+                "ASKS": [{"rowtime": far, "ticker": "W", "shares": 1, "price": 1.0}],
+            }
+        )
     printed = (CORPUS_DIR / "valid" / "seed053_sguide_match_bids_asks_printed.sql").read_text()
-    streamed = (printed.replace('"MatchBidsAndAsks"', '"MatchBidsAndAsksStream"')
-                .replace("FROM SALES.BIDS", "FROM STREAM(SALES.BIDS)").replace("JOIN SALES.ASKS", "JOIN STREAM(SALES.ASKS)"))
+    streamed = (
+        printed.replace('"MatchBidsAndAsks"', '"MatchBidsAndAsksStream"')
+        .replace("FROM SALES.BIDS", "FROM STREAM(SALES.BIDS)")
+        .replace("JOIN SALES.ASKS", "JOIN STREAM(SALES.ASKS)")
+    )
     try:
         spark.sql(streamed)
         run = run_stream(spark, "SELECT * FROM MatchBidsAndAsksStream", batches, inputs)
@@ -227,30 +261,42 @@ def test_match_bids_and_asks_view_of_seed_004_streams_with_the_replay_rows(spark
 
 STREAM_HINTS = [
     # (code, bad query, fixed query, setting for the bad query): each hint's fix, applied.
-    ("ROWS_WINDOW_JOINED_AGAIN",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k "
-     "JOIN {s3} AS c ON c.k = b.k",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s2} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS b "
-     "JOIN {s3} AS c ON c.k = b.k JOIN {s1} OVER (ROWS 1 PRECEDING) AS a ON a.k = b.k", None),
-    ("ROWS_PARTITION_NOT_A_COLUMN",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (PARTITION BY abs(k) ROWS 1 PRECEDING) AS a "
-     "JOIN {s2} AS b ON a.k = b.k",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM (SELECT *, abs(k) AS ak FROM {s1}) "
-     "OVER (PARTITION BY ak ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k", None),
-    ("ROWS_WINDOW_ON_STREAM",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k",
-     ("spark.overjoin.join.operator", "spark")),
-    ("PADDED_ROWS_JOINED_AGAIN",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
-     "LEFT JOIN {s2} AS b ON a.k = b.k JOIN {s3} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS c ON c.k = a.k",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
-     "LEFT JOIN {s2} AS b ON a.k = b.k JOIN {s3} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS c ON c.k = a.k",
-     ("spark.overjoin.join.operator", "spark")),
-    ("ASOF_STREAM_WITH_TABLE",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {t} a ASOF JOIN {s1} b ON a.k = b.k AND b.rowtime <= a.rowtime",
-     "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} a ASOF JOIN {t} b ON a.k = b.k AND b.rowtime <= a.rowtime",
-     None),
+    (
+        "ROWS_WINDOW_JOINED_AGAIN",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k "
+        "JOIN {s3} AS c ON c.k = b.k",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s2} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS b "
+        "JOIN {s3} AS c ON c.k = b.k JOIN {s1} OVER (ROWS 1 PRECEDING) AS a ON a.k = b.k",
+        None,
+    ),
+    (
+        "ROWS_PARTITION_NOT_A_COLUMN",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (PARTITION BY abs(k) ROWS 1 PRECEDING) AS a "
+        "JOIN {s2} AS b ON a.k = b.k",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM (SELECT *, abs(k) AS ak FROM {s1}) "
+        "OVER (PARTITION BY ak ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k",
+        None,
+    ),
+    (
+        "ROWS_WINDOW_ON_STREAM",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k",
+        ("spark.overjoin.join.operator", "spark"),
+    ),
+    (
+        "PADDED_ROWS_JOINED_AGAIN",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+        "LEFT JOIN {s2} AS b ON a.k = b.k JOIN {s3} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS c ON c.k = a.k",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+        "LEFT JOIN {s2} AS b ON a.k = b.k JOIN {s3} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS c ON c.k = a.k",
+        ("spark.overjoin.join.operator", "spark"),
+    ),
+    (
+        "ASOF_STREAM_WITH_TABLE",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {t} a ASOF JOIN {s1} b ON a.k = b.k AND b.rowtime <= a.rowtime",
+        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} a ASOF JOIN {t} b ON a.k = b.k AND b.rowtime <= a.rowtime",
+        None,
+    ),
 ]
 
 
@@ -273,7 +319,9 @@ def test_each_stream_hint_fixes_the_query(spark, code, bad, fixed, setting):
             spark.conf.unset(setting[0])
     rows = [{"id": 10 * i + j, "k": 1, "rowtime": T0 + (2 * j + i) * SEC} for i in range(1, 4) for j in range(3)]
     batch = {n: [r for r in rows if r["id"] // 10 == i] for i, n in enumerate(names.values(), 1)}
-    far = [{n: [{"id": 9000 + m, "k": 99, "rowtime": T0 + (1000 + 100 * m) * SEC}] for n in names.values()}
-           for m in range(2)]
+    far = [
+        {n: [{"id": 9000 + m, "k": 99, "rowtime": T0 + (1000 + 100 * m) * SEC}] for n in names.values()}
+        for m in range(2)
+    ]
     run = run_stream(spark, fixed.format(t=table, **names), [batch, *far], inputs)
     assert [r for r in run.rows if r.a_id < 9000], f"the fixed query returned no rows: {fixed}"

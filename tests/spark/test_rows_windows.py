@@ -65,16 +65,24 @@ def _partitioned_outer_cases(count: int) -> list[Case]:
             continue
         rng = random.Random(seed)
         ns = [rng.randint(0, 2) for _ in case.windows]
-        cases.append(replace(case, windows=tuple(Window.rows(n, ("k",)) for n in ns),
-                             over=tuple(f"PARTITION BY k ROWS {n} PRECEDING" for n in ns)))
+        cases.append(
+            replace(
+                case,
+                windows=tuple(Window.rows(n, ("k",)) for n in ns),
+                over=tuple(f"PARTITION BY k ROWS {n} PRECEDING" for n in ns),
+            )
+        )
     return cases
 
 
-@pytest.mark.parametrize("case", _partitioned_outer_cases(int(os.environ.get("OVERJOIN_ROWS_SEEDS", "40")) // 2),
-                         ids=lambda c: f"seed_{c.seed}")
+@pytest.mark.parametrize(
+    "case",
+    _partitioned_outer_cases(int(os.environ.get("OVERJOIN_ROWS_SEEDS", "40")) // 2),
+    ids=lambda c: f"seed_{c.seed}",
+)
 def test_outer_join_keeping_a_partitioned_rows_window_matches_the_reference_model(spark, case):
     actual = replay(spark, case)
     if multiset(actual) != multiset(case.expected()):
-        pytest.fail(f"partitioned ROWS windows differ from the reference model (seed {case.seed}).\n"
-                    f"{describe(case, actual)}")
-
+        pytest.fail(
+            f"partitioned ROWS windows differ from the reference model (seed {case.seed}).\n{describe(case, actual)}"
+        )

@@ -23,16 +23,20 @@ def view(spark, name, schema, rows):
 def test_column_named_rowtime_in_any_case(spark):
     view(spark, "rt_a", "RowTime timestamp, k int", [(at(0), 1), (at(10), 2)])
     view(spark, "rt_b", "ROWTIME timestamp, k int", [(at(5), 1), (at(10), 2)])
-    rows = spark.sql("SELECT STREAM ROWTIME, a.k FROM rt_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
-                     "JOIN rt_b AS b ON a.k = b.k").collect()
+    rows = spark.sql(
+        "SELECT STREAM ROWTIME, a.k FROM rt_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+        "JOIN rt_b AS b ON a.k = b.k"
+    ).collect()
     assert sorted((r.ROWTIME, r.k) for r in rows) == [(at(5), 1), (at(10), 2)]
 
 
 def test_order_by_column_wins_over_a_rowtime_column(spark):
     view(spark, "ob_a", "rowtime timestamp, ts timestamp, k int", [(at(100), at(0), 1)])
     view(spark, "ob_b", "rowtime timestamp, ts timestamp, k int", [(at(0), at(3), 1)])
-    sql = ("SELECT STREAM ROWTIME, a.ROWTIME AS art, b.ROWTIME AS brt FROM ob_a OVER (ORDER BY ts RANGE INTERVAL '5' SECOND PRECEDING) AS a "
-           "JOIN ob_b OVER (ORDER BY ts RANGE CURRENT ROW) AS b ON a.k = b.k")
+    sql = (
+        "SELECT STREAM ROWTIME, a.ROWTIME AS art, b.ROWTIME AS brt FROM ob_a OVER (ORDER BY ts RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+        "JOIN ob_b OVER (ORDER BY ts RANGE CURRENT ROW) AS b ON a.k = b.k"
+    )
     rows = spark.sql(sql).collect()
     # Matched on ts (0 and 3, within 5 s), not on the rowtime columns (100 and 0). a.ROWTIME is a's
     # rowtime, i.e. its ts column.
@@ -63,7 +67,9 @@ def test_rowtime_must_be_a_timestamp(spark):
 def test_timestamp_ntz_rowtimes(spark):
     view(spark, "ntz_a", "rowtime timestamp_ntz, k int", [(at(0), 1)])
     view(spark, "ntz_b", "rowtime timestamp_ntz, k int", [(at(2), 1)])
-    df = spark.sql("SELECT STREAM ROWTIME, a.k FROM ntz_a OVER (RANGE INTERVAL '2' SECOND PRECEDING) AS a JOIN ntz_b AS b ON a.k = b.k")
+    df = spark.sql(
+        "SELECT STREAM ROWTIME, a.k FROM ntz_a OVER (RANGE INTERVAL '2' SECOND PRECEDING) AS a JOIN ntz_b AS b ON a.k = b.k"
+    )
     assert dict(df.dtypes)["ROWTIME"] == "timestamp_ntz"
     assert [(r.ROWTIME, r.k) for r in df.collect()] == [(at(2), 1)]
 
@@ -78,18 +84,24 @@ def test_select_star_puts_rowtime_first(spark):
 def test_unqualified_rowtime_in_where_is_the_output_rowtime(spark):
     view(spark, "wh_a", "rowtime timestamp, k int", [(at(0), 1), (at(20), 1)])
     view(spark, "wh_b", "rowtime timestamp, k int", [(at(5), 1), (at(25), 1)])
-    rows = spark.sql("SELECT STREAM ROWTIME, a.ROWTIME AS a_t FROM wh_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
-                     "JOIN wh_b AS b ON a.k = b.k WHERE ROWTIME > TIMESTAMP '2024-02-01 12:00:10'").collect()
+    rows = spark.sql(
+        "SELECT STREAM ROWTIME, a.ROWTIME AS a_t FROM wh_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
+        "JOIN wh_b AS b ON a.k = b.k WHERE ROWTIME > TIMESTAMP '2024-02-01 12:00:10'"
+    ).collect()
     assert [(r.ROWTIME, r.a_t) for r in rows] == [(at(25), at(20))]
 
 
 @pytest.mark.streaming
 def test_watermark_column_is_the_rowtime_of_a_stream(spark):
     schema = "ts timestamp, k int"
-    inputs = {"wm_a": make_stream(spark, "wm_a", schema, watermark="ts, 0 seconds"),
-              "wm_b": make_stream(spark, "wm_b", schema, watermark="ts, 0 seconds")}
-    sql = ("SELECT STREAM ROWTIME, a.ROWTIME AS a_t, b.ts AS b_t FROM wm_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
-           "JOIN wm_b AS b ON a.k = b.k")
+    inputs = {
+        "wm_a": make_stream(spark, "wm_a", schema, watermark="ts, 0 seconds"),
+        "wm_b": make_stream(spark, "wm_b", schema, watermark="ts, 0 seconds"),
+    }
+    sql = (
+        "SELECT STREAM ROWTIME, a.ROWTIME AS a_t, b.ts AS b_t FROM wm_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
+        "JOIN wm_b AS b ON a.k = b.k"
+    )
     batches = [
         {"wm_a": [{"ts": at(0), "k": 1}, {"ts": at(4), "k": 2}]},
         {"wm_b": [{"ts": at(4), "k": 1}]},
@@ -99,7 +111,10 @@ def test_watermark_column_is_the_rowtime_of_a_stream(spark):
     ]
     run = run_stream(spark, sql, batches, inputs)
     assert [[(r.ROWTIME, r.a_t, r.b_t) for r in b] for b in run.batches] == [
-        [], [(at(4), at(0), at(4))], [(at(4), at(4), at(4))], [],
+        [],
+        [(at(4), at(0), at(4))],
+        [(at(4), at(4), at(4))],
+        [],
     ]
 
 
@@ -107,8 +122,10 @@ def test_views_ctes_subqueries_and_insert_keep_the_streaming_syntax(spark):
     # Spark stores a view's query text: it must be the user's text, OVER clause included.
     view(spark, "vw_a", "rowtime timestamp, k int, id int", [(at(0), 1, 1)])
     view(spark, "vw_b", "rowtime timestamp, k int, id int", [(at(3), 1, 2)])
-    block = ("SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM vw_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
-             "JOIN vw_b AS b ON a.k = b.k")
+    block = (
+        "SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM vw_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+        "JOIN vw_b AS b ON a.k = b.k"
+    )
     spark.sql(f"CREATE OR REPLACE TEMP VIEW vw_j AS {block}")
     assert [tuple(r) for r in spark.table("vw_j").collect()] == [(at(3), 1, 2)]
     assert spark.sql(f"WITH x AS ({block}) SELECT count(*) FROM x").collect()[0][0] == 1

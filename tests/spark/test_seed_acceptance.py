@@ -20,23 +20,34 @@ def t(mmss: str) -> dt.datetime:
 
 
 # stocks.order_quantity and stocks.price, as the seed's input tables give them (ROWTIME, value, TICKER)
-ORDER_QUANTITY = [("02:10", 750, "IBM"), ("03:10", 1000, "IBM"), ("03:15", 1000, "GOOGL"),
-                  ("03:20", 2000, "GOOGL"), ("03:20", 2000, "IBM"), ("03:28", 1000, "MSFT"),
-                  ("03:30", 2000, "MSFT")]
-STOCK_PRICE = [("02:10", 75, "IBM"), ("03:10", 100, "IBM"), ("03:15", 100, "MSFT"),
-               ("03:20", 100, "GOOGL"), ("03:25", 200, "MSFT")]
+ORDER_QUANTITY = [
+    ("02:10", 750, "IBM"),
+    ("03:10", 1000, "IBM"),
+    ("03:15", 1000, "GOOGL"),
+    ("03:20", 2000, "GOOGL"),
+    ("03:20", 2000, "IBM"),
+    ("03:28", 1000, "MSFT"),
+    ("03:30", 2000, "MSFT"),
+]
+STOCK_PRICE = [
+    ("02:10", 75, "IBM"),
+    ("03:10", 100, "IBM"),
+    ("03:15", 100, "MSFT"),
+    ("03:20", 100, "GOOGL"),
+    ("03:25", 200, "MSFT"),
+]
 # The row the seed inserts later into the price stream.
 IBM_200 = ("03:30", 200, "IBM")
 
 # (ROWTIME, ticker, quantity, ending_price): both windows are one minute, ends included.
 INNER = [
     (t("02:10"), "IBM", 750, 75),
-    (t("03:10"), "IBM", 1000, 75),      # 05:02:10 is still in the window: ends are included
+    (t("03:10"), "IBM", 1000, 75),  # 05:02:10 is still in the window: ends are included
     (t("03:10"), "IBM", 750, 100),
     (t("03:10"), "IBM", 1000, 100),
     (t("03:20"), "GOOGL", 1000, 100),
     (t("03:20"), "GOOGL", 2000, 100),
-    (t("03:20"), "IBM", 2000, 100),     # 05:02:10 has left the window by 05:03:20
+    (t("03:20"), "IBM", 2000, 100),  # 05:02:10 has left the window by 05:03:20
     # docs/semantics.md §9: with the input table these are at 05:03:28 and 05:03:30
     (t("03:28"), "MSFT", 1000, 100),
     (t("03:28"), "MSFT", 1000, 200),
@@ -46,16 +57,20 @@ INNER = [
 # The IBM 200 row at 05:03:30 adds two matches (the seed's "six new rows" are these and MSFT's four).
 IBM_200_MATCHES = [(t("03:30"), "IBM", 1000, 200), (t("03:30"), "IBM", 2000, 200)]
 
-QUERY = ("SELECT STREAM rowtime, sp.ticker, oq.quantity, sp.ending_price "
-         "FROM order_quantity OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS oq "
-         "{join} stock_price OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS sp ON (oq.ticker = sp.ticker)")
+QUERY = (
+    "SELECT STREAM rowtime, sp.ticker, oq.quantity, sp.ending_price "
+    "FROM order_quantity OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS oq "
+    "{join} stock_price OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS sp ON (oq.ticker = sp.ticker)"
+)
 
 
 def load_tables(spark, prices):
-    spark.createDataFrame([(t(a), q, k) for a, q, k in ORDER_QUANTITY],
-                          "rowtime timestamp, quantity int, ticker string").createOrReplaceTempView("order_quantity")
-    spark.createDataFrame([(t(a), p, k) for a, p, k in prices],
-                          "rowtime timestamp, ending_price int, ticker string").createOrReplaceTempView("stock_price")
+    spark.createDataFrame(
+        [(t(a), q, k) for a, q, k in ORDER_QUANTITY], "rowtime timestamp, quantity int, ticker string"
+    ).createOrReplaceTempView("order_quantity")
+    spark.createDataFrame(
+        [(t(a), p, k) for a, p, k in prices], "rowtime timestamp, ending_price int, ticker string"
+    ).createOrReplaceTempView("stock_price")
 
 
 def tuples(rows):
@@ -94,11 +109,14 @@ def test_stocks_using_natural_and_comma_forms_agree(spark):
 
 def test_stocks_cross_join_pairs_every_row_in_both_windows(spark):
     load_tables(spark, [*STOCK_PRICE, IBM_200])
-    sql = ("SELECT STREAM rowtime, oq.quantity, sp.ending_price FROM order_quantity OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS oq "
-           "CROSS JOIN stock_price OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS sp")
+    sql = (
+        "SELECT STREAM rowtime, oq.quantity, sp.ending_price FROM order_quantity OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS oq "
+        "CROSS JOIN stock_price OVER (RANGE INTERVAL '1' MINUTE PRECEDING) AS sp"
+    )
     expected = sorted(
         (max(t(a), t(b)), q, p)
-        for a, q, _ in ORDER_QUANTITY for b, p, _ in [*STOCK_PRICE, IBM_200]
+        for a, q, _ in ORDER_QUANTITY
+        for b, p, _ in [*STOCK_PRICE, IBM_200]
         if abs((t(a) - t(b)).total_seconds()) <= 60
     )
     assert sorted(tuple(r) for r in spark.sql(sql).collect()) == expected
@@ -106,8 +124,10 @@ def test_stocks_cross_join_pairs_every_row_in_both_windows(spark):
 
 def _stream_stocks(spark, join, names):
     oq_name, sp_name = names
-    inputs = {oq_name: make_stream(spark, oq_name, "rowtime timestamp, quantity int, ticker string"),
-              sp_name: make_stream(spark, sp_name, "rowtime timestamp, ending_price int, ticker string")}
+    inputs = {
+        oq_name: make_stream(spark, oq_name, "rowtime timestamp, quantity int, ticker string"),
+        sp_name: make_stream(spark, sp_name, "rowtime timestamp, ending_price int, ticker string"),
+    }
 
     def oq(rows):
         return [{"rowtime": t(a), "quantity": q, "ticker": k} for a, q, k in rows]
@@ -154,8 +174,10 @@ def test_stocks_full_stream_emits_no_spurious_null_rows(spark):
 
 CUSTOMERS = [(6, 1, "Frank"), (20, 2, "John")]
 ORDERS = [(10, 1, "Computer"), (11, 2, "Keyboard")]
-LENSES = ("SELECT STREAM ROWTIME, customers.name, orders.item FROM customers LEFT JOIN orders WITHIN 5s "
-          "ON customers.id = orders.customer_id")
+LENSES = (
+    "SELECT STREAM ROWTIME, customers.name, orders.item FROM customers LEFT JOIN orders WITHIN 5s "
+    "ON customers.id = orders.customer_id"
+)
 
 
 def secs(s: int) -> dt.datetime:
@@ -168,30 +190,47 @@ LENSES_EXPECTED = [(secs(10), "Frank", "Computer"), (secs(25), "John", None)]
 
 
 def test_lenses_within_replay(spark):
-    spark.createDataFrame([(secs(a), i, n) for a, i, n in CUSTOMERS], "rowtime timestamp, id int, name string") \
-        .createOrReplaceTempView("customers")
-    spark.createDataFrame([(secs(a), c, n) for a, c, n in ORDERS], "rowtime timestamp, customer_id int, item string") \
-        .createOrReplaceTempView("orders")
+    spark.createDataFrame(
+        [(secs(a), i, n) for a, i, n in CUSTOMERS], "rowtime timestamp, id int, name string"
+    ).createOrReplaceTempView("customers")
+    spark.createDataFrame(
+        [(secs(a), c, n) for a, c, n in ORDERS], "rowtime timestamp, customer_id int, item string"
+    ).createOrReplaceTempView("orders")
     assert sorted(tuple(r) for r in spark.sql(LENSES).collect()) == LENSES_EXPECTED
     # WITHIN may also stand before ON (Lenses writes it both ways).
-    before_on = LENSES.replace(" WITHIN 5s ON customers.id = orders.customer_id", " ON customers.id = orders.customer_id WITHIN 5s")
+    before_on = LENSES.replace(
+        " WITHIN 5s ON customers.id = orders.customer_id", " ON customers.id = orders.customer_id WITHIN 5s"
+    )
     assert sorted(tuple(r) for r in spark.sql(before_on).collect()) == LENSES_EXPECTED
 
 
 @pytest.mark.streaming
 def test_lenses_within_stream(spark):
-    inputs = {"customers_s": make_stream(spark, "customers_s", "rowtime timestamp, id int, name string"),
-              "orders_s": make_stream(spark, "orders_s", "rowtime timestamp, customer_id int, item string")}
+    inputs = {
+        "customers_s": make_stream(spark, "customers_s", "rowtime timestamp, id int, name string"),
+        "orders_s": make_stream(spark, "orders_s", "rowtime timestamp, customer_id int, item string"),
+    }
     batches = [
         {"customers_s": [{"rowtime": secs(6), "id": 1, "name": "Frank"}]},
-        {"orders_s": [{"rowtime": secs(10), "customer_id": 1, "item": "Computer"},
-                      {"rowtime": secs(11), "customer_id": 2, "item": "Keyboard"}]},
+        {
+            "orders_s": [
+                {"rowtime": secs(10), "customer_id": 1, "item": "Computer"},
+                {"rowtime": secs(11), "customer_id": 2, "item": "Keyboard"},
+            ]
+        },
         {"customers_s": [{"rowtime": secs(20), "id": 2, "name": "John"}]},
-        {"customers_s": [{"rowtime": secs(100), "id": 9, "name": "flush"}],
-         "orders_s": [{"rowtime": secs(100), "customer_id": 8, "item": "flush"}]},
+        {
+            "customers_s": [{"rowtime": secs(100), "id": 9, "name": "flush"}],
+            "orders_s": [{"rowtime": secs(100), "customer_id": 8, "item": "flush"}],
+        },
     ]
-    sql = LENSES.replace("FROM customers", "FROM customers_s AS customers").replace("JOIN orders", "JOIN orders_s AS orders")
+    sql = LENSES.replace("FROM customers", "FROM customers_s AS customers").replace(
+        "JOIN orders", "JOIN orders_s AS orders"
+    )
     run = run_stream(spark, sql, batches, inputs)
     assert [sorted(tuple(r) for r in b) for b in run.batches] == [
-        [], [LENSES_EXPECTED[0]], [], [LENSES_EXPECTED[1]],
+        [],
+        [LENSES_EXPECTED[0]],
+        [],
+        [LENSES_EXPECTED[1]],
     ]

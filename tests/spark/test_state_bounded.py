@@ -12,8 +12,8 @@ from tests.spark.streams import make_stream, run_stream
 
 WINDOW_MINUTES = 10
 BATCH_MINUTES = 5
-BATCHES = 24            # 120 minutes of event time: 12 windows
-ROWS_PER_BATCH = 5      # per input
+BATCHES = 24  # 120 minutes of event time: 12 windows
+ROWS_PER_BATCH = 5  # per input
 
 
 @pytest.mark.streaming
@@ -28,8 +28,10 @@ def test_join_state_stays_bounded_and_falls(spark):
             t = start + dt.timedelta(minutes=b * BATCH_MINUTES + i)
             rows.append({"rowtime": t, "k": i % 3, "v": b * 100 + i})
         batches.append({"sb_left": rows, "sb_right": rows})
-    sql = (f"SELECT STREAM ROWTIME, l.v AS lv, r.v AS rv FROM sb_left OVER (RANGE INTERVAL '{WINDOW_MINUTES}' MINUTE PRECEDING) AS l "
-           "JOIN sb_right AS r ON l.k = r.k")
+    sql = (
+        f"SELECT STREAM ROWTIME, l.v AS lv, r.v AS rv FROM sb_left OVER (RANGE INTERVAL '{WINDOW_MINUTES}' MINUTE PRECEDING) AS l "
+        "JOIN sb_right AS r ON l.k = r.k"
+    )
     run = run_stream(spark, sql, batches, inputs)
 
     state = [sum(op["numRowsTotal"] for op in p["stateOperators"]) for p in run.progress if p["stateOperators"]]

@@ -50,10 +50,12 @@ def test_select_stream_reads_a_declared_stream_as_a_stream_without_the_keyword(s
     spark.sql("CREATE STREAM st_kda (id INT, name STRING)")
     spark.sql("CREATE TABLE st_ref (id INT, label STRING) USING parquet")
     try:
-        spark.sql("INSERT INTO st_kda (id, name, ROWTIME) VALUES (1, 'a', TIMESTAMP '2024-01-01 10:00:00'), "
-                  "(2, 'b', TIMESTAMP '2024-01-01 10:00:05')")
+        spark.sql(
+            "INSERT INTO st_kda (id, name, ROWTIME) VALUES (1, 'a', TIMESTAMP '2024-01-01 10:00:00'), "
+            "(2, 'b', TIMESTAMP '2024-01-01 10:00:05')"
+        )
         spark.sql("INSERT INTO st_ref VALUES (1, 'one'), (2, 'two')")
-        assert spark.sql('SELECT STREAM ROWTIME, id FROM st_kda').isStreaming
+        assert spark.sql("SELECT STREAM ROWTIME, id FROM st_kda").isStreaming
         assert spark.sql('SELECT STREAM ROWTIME, "id" FROM "st_kda" AS s WHERE s.id > 0').isStreaming
         assert not spark.sql("SELECT ROWTIME, id FROM st_kda").isStreaming
         assert sorted(r.id for r in spark.sql("SELECT ROWTIME, id FROM st_kda").collect()) == [1, 2]
@@ -63,8 +65,13 @@ def test_select_stream_reads_a_declared_stream_as_a_stream_without_the_keyword(s
             "JOIN st_ref AS r ON r.id = x.id"
         )
         assert joined.isStreaming
-        query = joined.writeStream.format("memory").queryName("st_kda_out").trigger(availableNow=True) \
-            .option("checkpointLocation", str(tmp_path / "ckpt")).start()
+        query = (
+            joined.writeStream.format("memory")
+            .queryName("st_kda_out")
+            .trigger(availableNow=True)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
         query.awaitTermination(120)
         rows = sorted((r.id, r.label) for r in spark.table("st_kda_out").collect())
         assert rows == [(1, "one"), (2, "two")]
@@ -81,6 +88,6 @@ def test_double_quoted_names_in_stream_statements_are_identifiers(spark):
         assert names == ["accountNumber", "with space", "ROWTIME"]
         spark.sql("INSERT INTO st_quoted VALUES (7, 'x', TIMESTAMP '2024-01-01 00:00:00')")
         assert spark.sql('SELECT STREAM "accountNumber" FROM "ST_QUOTED"').isStreaming
-        assert spark.sql('SELECT `with space` FROM st_quoted').collect()[0][0] == "x"
+        assert spark.sql("SELECT `with space` FROM st_quoted").collect()[0][0] == "x"
     finally:
         spark.sql('DROP STREAM "ST_QUOTED"')

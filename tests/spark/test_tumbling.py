@@ -112,8 +112,9 @@ def test_plain_select_groups_too_and_having_works(spark) -> None:
             "HAVING COUNT(*) > 2"
         ).collect()
     )
-    groups = tumbling_groups(rows, "ROWTIME", lambda t: (step_floor(t, 60 * SEC), step_floor(t, 60 * SEC) + 60 * SEC),
-                             lambda r: (r["k"],))
+    groups = tumbling_groups(
+        rows, "ROWTIME", lambda t: (step_floor(t, 60 * SEC), step_floor(t, 60 * SEC) + 60 * SEC), lambda r: (r["k"],)
+    )
     assert got == sorted((k, len(g)) for (_, _, k), g in groups.items() if len(g) > 2)
 
 
@@ -142,7 +143,8 @@ def test_stream_emits_each_closed_window_once_as_replay_does(spark, seed: int) -
         spark.conf.unset("spark.overjoin.lateness")
     got = sorted(tuple(r) for r in run.rows)
     window = (
-        (lambda t: unit_floor(t, "MINUTE")) if floor.startswith("FLOOR")
+        (lambda t: unit_floor(t, "MINUTE"))
+        if floor.startswith("FLOOR")
         else (lambda t: (step_floor(t, size), step_floor(t, size) + size))
     )
     expected = model_rows(rows, window)
@@ -168,8 +170,10 @@ def test_stream_join_then_tumbling_aggregation(spark, how: str) -> None:
     unmatched rows too, with their own rowtime, docs/semantics.md §4)."""
     rng = random.Random(5)
     a_rows = [{"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 7 * SEC} for i in range(40)]
-    b_rows = [{"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 5 * SEC + 2 * SEC}
-              for i in range(56)]
+    b_rows = [
+        {"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 5 * SEC + 2 * SEC}
+        for i in range(56)
+    ]
     a = make_stream(spark, "tumble_a", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
     b = make_stream(spark, "tumble_b", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
     sql = (
@@ -177,12 +181,16 @@ def test_stream_join_then_tumbling_aggregation(spark, how: str) -> None:
         f"{how} STREAM tumble_b OVER (RANGE INTERVAL '20' SECOND PRECEDING) AS b ON a.k = b.k "
         "GROUP BY a.k, FLOOR(ROWTIME TO MINUTE)"
     )
-    batches = [{"tumble_a": a_rows[i : i + 8], "tumble_b": b_rows[j : j + 11]} for i, j in zip(range(0, 40, 8), range(0, 56, 11))]
+    batches = [
+        {"tumble_a": a_rows[i : i + 8], "tumble_b": b_rows[j : j + 11]}
+        for i, j in zip(range(0, 40, 8), range(0, 56, 11))
+    ]
     run = run_stream(spark, sql, batches, {"tumble_a": a, "tumble_b": b})
     # The model: pairs of the join (b within 20 s before a), ROWTIME = the later rowtime.
     pairs = [
         {"ROWTIME": max(x["ROWTIME"], y["ROWTIME"]), "k": x["k"], "v": x["v"] * y["v"]}
-        for x in a_rows for y in b_rows
+        for x in a_rows
+        for y in b_rows
         if x["k"] == y["k"] and x["ROWTIME"] - 20 * SEC <= y["ROWTIME"] <= x["ROWTIME"]
     ]
     if how == "LEFT JOIN":
@@ -207,14 +215,31 @@ def test_stream_join_then_tumbling_aggregation(spark, how: str) -> None:
 @pytest.mark.parametrize(
     ("sql", "error", "fragment", "at"),
     [
-        ("SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY INTERVAL '1' MONTH)", ParseException, "FLOOR(ts TO MONTH)", "MONTH)"),
+        (
+            "SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY INTERVAL '1' MONTH)",
+            ParseException,
+            "FLOOR(ts TO MONTH)",
+            "MONTH)",
+        ),
         ("SELECT k FROM t GROUP BY k, FLOOR(t.ROWTIME TO FORTNIGHT)", ParseException, "a unit (YEAR", "FORTNIGHT"),
-        ("SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY INTERVAL '0' SECOND)", ParseException, "longer than zero", "INTERVAL '0'"),
-        ("SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY '1 minute')", ParseException, "an interval such as", "'1 minute'"),
+        (
+            "SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY INTERVAL '0' SECOND)",
+            ParseException,
+            "longer than zero",
+            "INTERVAL '0'",
+        ),
+        (
+            "SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY '1 minute')",
+            ParseException,
+            "an interval such as",
+            "'1 minute'",
+        ),
         ("SELECT k FROM t GROUP BY k, STEP(BY INTERVAL '1' SECOND)", ParseException, "the time to floor", "BY"),
         (
             "SELECT k FROM t GROUP BY k, FLOOR(ROWTIME TO HOUR), STEP(ROWTIME BY INTERVAL '1' MINUTE)",
-            AnalysisException, "TWO_TUMBLING_WINDOWS", None,
+            AnalysisException,
+            "TWO_TUMBLING_WINDOWS",
+            None,
         ),
     ],
 )
@@ -238,16 +263,28 @@ def test_the_rowtime_column_by_name_is_a_window_and_another_time_column_is_a_val
     rows = generated_rows(rng, 50, timedelta(minutes=3), nulls=False)
     for r in rows:
         r["ts"], r["other"] = r.pop("ROWTIME"), T0 + timedelta(seconds=rng.randint(0, 300))
-    spark.createDataFrame(rows, "id INT, k INT, v INT, ts TIMESTAMP, other TIMESTAMP").createOrReplaceTempView("tumble_ts")
+    spark.createDataFrame(rows, "id INT, k INT, v INT, ts TIMESTAMP, other TIMESTAMP").createOrReplaceTempView(
+        "tumble_ts"
+    )
     size = 60 * SEC
-    by_rowtime = sorted(tuple(r) for r in spark.sql(
-        "SELECT STREAM ROWTIME, STEP(ROWTIME BY INTERVAL '1' MINUTE) AS ws, k, COUNT(*) FROM tumble_ts "
-        "OVER (ORDER BY ts RANGE CURRENT ROW) AS s GROUP BY k, STEP(s.ts BY INTERVAL '1' MINUTE)").collect())
-    groups = tumbling_groups(rows, "ts", lambda t: (step_floor(t, size), step_floor(t, size) + size), lambda r: (r["k"],))
+    by_rowtime = sorted(
+        tuple(r)
+        for r in spark.sql(
+            "SELECT STREAM ROWTIME, STEP(ROWTIME BY INTERVAL '1' MINUTE) AS ws, k, COUNT(*) FROM tumble_ts "
+            "OVER (ORDER BY ts RANGE CURRENT ROW) AS s GROUP BY k, STEP(s.ts BY INTERVAL '1' MINUTE)"
+        ).collect()
+    )
+    groups = tumbling_groups(
+        rows, "ts", lambda t: (step_floor(t, size), step_floor(t, size) + size), lambda r: (r["k"],)
+    )
     assert by_rowtime == sorted((end, start, k, len(g)) for (end, start, k), g in groups.items())
-    by_value = sorted(tuple(r) for r in spark.sql(
-        "SELECT STEP(s.other BY INTERVAL '1' MINUTE) AS m, COUNT(*) FROM tumble_ts OVER (ORDER BY ts RANGE CURRENT ROW) AS s "
-        "GROUP BY STEP(s.other BY INTERVAL '1' MINUTE)").collect())
+    by_value = sorted(
+        tuple(r)
+        for r in spark.sql(
+            "SELECT STEP(s.other BY INTERVAL '1' MINUTE) AS m, COUNT(*) FROM tumble_ts OVER (ORDER BY ts RANGE CURRENT ROW) AS s "
+            "GROUP BY STEP(s.other BY INTERVAL '1' MINUTE)"
+        ).collect()
+    )
     counts: dict[datetime, int] = {}
     for r in rows:
         counts[step_floor(r["other"], size)] = counts.get(step_floor(r["other"], size), 0) + 1

@@ -14,7 +14,7 @@ def at(s: int) -> dt.datetime:
     return dt.datetime(2024, 2, 2, 12, 0) + dt.timedelta(seconds=s)
 
 
-S1 = [(1, 10, 5), (2, 20, 30), (3, 30, 70)]         # (id, value, seconds)
+S1 = [(1, 10, 5), (2, 20, 30), (3, 30, 70)]  # (id, value, seconds)
 S2 = [(1, 11, 50), (2, 21, 65), (3, 31, 100)]
 
 # RisingWave's window join, as its documentation writes it (seed 003).
@@ -25,8 +25,12 @@ ON s1.id = s2.id and s1.window_start = s2.window_start"""
 
 
 def views(spark, a="s1", b="s2"):
-    spark.createDataFrame([(i, v, at(t)) for i, v, t in S1], "id int, value int, ts timestamp").createOrReplaceTempView(a)
-    spark.createDataFrame([(i, v, at(t)) for i, v, t in S2], "id int, value int, ts timestamp").createOrReplaceTempView(b)
+    spark.createDataFrame([(i, v, at(t)) for i, v, t in S1], "id int, value int, ts timestamp").createOrReplaceTempView(
+        a
+    )
+    spark.createDataFrame([(i, v, at(t)) for i, v, t in S2], "id int, value int, ts timestamp").createOrReplaceTempView(
+        b
+    )
 
 
 def test_tumble_window_join_replay(spark):
@@ -38,8 +42,10 @@ def test_tumble_window_join_replay(spark):
 
 def test_hop_windows_give_a_row_to_every_window_it_falls_in(spark):
     views(spark, "h1", "h2")
-    sql = ("SELECT ROWTIME, h1.id, h1.window_start FROM HOP(h1, ts, INTERVAL '30' SECOND, INTERVAL '1' MINUTE) "
-           "JOIN HOP(h2, ts, INTERVAL '30' SECOND, INTERVAL '1' MINUTE) ON h1.id = h2.id AND h1.window_start = h2.window_start")
+    sql = (
+        "SELECT ROWTIME, h1.id, h1.window_start FROM HOP(h1, ts, INTERVAL '30' SECOND, INTERVAL '1' MINUTE) "
+        "JOIN HOP(h2, ts, INTERVAL '30' SECOND, INTERVAL '1' MINUTE) ON h1.id = h2.id AND h1.window_start = h2.window_start"
+    )
     rows = sorted(tuple(r) for r in spark.sql(sql).collect())
     # id 1 (5 s, 50 s): windows [-30, 30) and [0, 60) hold 5 s; [0, 60) and [30, 90) hold 50 s -> [0, 60).
     # id 2 (30 s, 65 s): [30, 90) holds both. id 3 (70 s, 100 s): [60, 120) holds both.
@@ -48,7 +54,12 @@ def test_hop_windows_give_a_row_to_every_window_it_falls_in(spark):
 
 def test_left_window_join_pads_with_window_end(spark):
     views(spark, "l1", "l2")
-    sql = TUMBLE_SQL.format(a="l1", b="l2").replace("JOIN TUMBLE", "LEFT JOIN TUMBLE").replace("s1.", "l1.").replace("s2.", "l2.")
+    sql = (
+        TUMBLE_SQL.format(a="l1", b="l2")
+        .replace("JOIN TUMBLE", "LEFT JOIN TUMBLE")
+        .replace("s1.", "l1.")
+        .replace("s2.", "l2.")
+    )
     rows = sorted(tuple(r) for r in spark.sql(sql).collect())
     assert rows == [(at(60), 1, 10, 1, 11, at(0)), (at(60), 2, 20, None, None, at(0)), (at(120), 3, 30, 3, 31, at(60))]
 
@@ -61,11 +72,17 @@ def test_tumble_window_join_stream(spark):
     def rows(data):
         return [{"id": i, "value": v, "ts": at(t)} for i, v, t in data]
 
-    batches = [{"w1": rows(S1[:2]), "w2": rows(S2[:1])}, {"w1": rows(S1[2:]), "w2": rows(S2[1:])},
-               {"w1": rows([(9, 0, 400)]), "w2": rows([(8, 0, 400)])}]
+    batches = [
+        {"w1": rows(S1[:2]), "w2": rows(S2[:1])},
+        {"w1": rows(S1[2:]), "w2": rows(S2[1:])},
+        {"w1": rows([(9, 0, 400)]), "w2": rows([(8, 0, 400)])},
+    ]
     sql = TUMBLE_SQL.format(a="w1", b="w2").replace("s1.", "w1.").replace("s2.", "w2.")
     run = run_stream(spark, sql, batches, inputs)
     assert [sorted(tuple(r) for r in b) for b in run.batches] == [
-        [(at(60), 1, 10, 1, 11, at(0))], [(at(120), 3, 30, 3, 31, at(60))], []]
+        [(at(60), 1, 10, 1, 11, at(0))],
+        [(at(120), 3, 30, 3, 31, at(60))],
+        [],
+    ]
     state = [sum(op["numRowsTotal"] for op in p["stateOperators"]) for p in run.progress if p["stateOperators"]]
-    assert state[-1] <= 2, state   # the old windows' rows have left the state
+    assert state[-1] <= 2, state  # the old windows' rows have left the state

@@ -150,6 +150,8 @@ def test_validator_does_not_load_spark() -> None:
         "print('pyspark' in sys.modules)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(PYTHON_DIR)}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"

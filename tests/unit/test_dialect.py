@@ -75,7 +75,9 @@ class TestJoinWindows:
         assert "a AS x OVER (ROWS 3 PRECEDING)" in tree.sql(dialect=D.dialect_for())
 
     def test_named_window(self) -> None:
-        tree = roundtrip("SELECT * FROM a OVER w AS x JOIN b OVER `w` AS y ON x.k = y.k WINDOW w AS (RANGE 5s PRECEDING)")
+        tree = roundtrip(
+            "SELECT * FROM a OVER w AS x JOIN b OVER `w` AS y ON x.k = y.k WINDOW w AS (RANGE 5s PRECEDING)"
+        )
         assert tree.args["from_"].this.args["join_window"].this.name == "w"
         definition = tree.args["windows"][0]
         assert isinstance(definition, D.NamedJoinWindow)
@@ -87,7 +89,10 @@ class TestJoinWindows:
         assert name.name == "lastFew" and name.args.get("quoted")
 
     def test_double_quoted_identifiers_mode(self) -> None:
-        tree = roundtrip('SELECT B."ticker" FROM SALES.BIDS OVER "lastTen" AS B WINDOW "lastTen" AS (RANGE INTERVAL \'10\' SECOND PRECEDING)', dq=True)
+        tree = roundtrip(
+            'SELECT B."ticker" FROM SALES.BIDS OVER "lastTen" AS B WINDOW "lastTen" AS (RANGE INTERVAL \'10\' SECOND PRECEDING)',
+            dq=True,
+        )
         assert [c.name for c in tree.find_all(exp.Column)] == ["ticker"]
 
     @pytest.mark.parametrize(
@@ -139,16 +144,22 @@ class TestJoinWindows:
         assert isinstance(tree.args["from_"].this, D.OjSubquery)
 
     def test_function_window_stays_spark(self) -> None:
-        tree = roundtrip("SELECT SUM(x) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM t")
+        tree = roundtrip(
+            "SELECT SUM(x) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM t"
+        )
         assert isinstance(tree.expressions[0], exp.Window)
         assert not list(tree.find_all(D.JoinWindow))
 
     def test_window_clause_for_functions(self) -> None:
-        tree = roundtrip("SELECT MIN(x) OVER w FROM t WINDOW w AS (PARTITION BY a ORDER BY b DESC ROWS BETWEEN 3 PRECEDING AND 0 FOLLOWING)")
+        tree = roundtrip(
+            "SELECT MIN(x) OVER w FROM t WINDOW w AS (PARTITION BY a ORDER BY b DESC ROWS BETWEEN 3 PRECEDING AND 0 FOLLOWING)"
+        )
         assert isinstance(tree.expressions[0], exp.Window)
 
     def test_window_clause_spark_only_falls_back(self) -> None:
-        tree = roundtrip("SELECT SUM(x) OVER w FROM t WINDOW w AS (ORDER BY ts RANGE BETWEEN x + 1 PRECEDING AND CURRENT ROW)")
+        tree = roundtrip(
+            "SELECT SUM(x) OVER w FROM t WINDOW w AS (ORDER BY ts RANGE BETWEEN x + 1 PRECEDING AND CURRENT ROW)"
+        )
         assert tree.args["windows"]
 
 
@@ -161,7 +172,9 @@ class TestWithin:
         assert not join.args.get("within_first")
 
     def test_before_on(self) -> None:
-        tree = roundtrip("SELECT STREAM * FROM customers LEFT JOIN orders WITHIN 5s ON customers.id = orders.customer_id")
+        tree = roundtrip(
+            "SELECT STREAM * FROM customers LEFT JOIN orders WITHIN 5s ON customers.id = orders.customer_id"
+        )
         join = tree.args["joins"][0]
         assert join.args["within_first"] and join.args["on"] is not None
         assert "orders WITHIN 5s ON customers.id" in tree.sql(dialect=D.dialect_for())
@@ -192,7 +205,9 @@ class TestOtherConstructs:
         assert "FOR SYSTEM_TIME AS OF PROCTIME()" in tree.sql(dialect=D.dialect_for())
 
     def test_tumble_and_hop(self) -> None:
-        tree = roundtrip("SELECT * FROM TUMBLE(s1, ts, INTERVAL '1' MINUTE) JOIN HOP(s2, ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE) ON s1.id = s2.id")
+        tree = roundtrip(
+            "SELECT * FROM TUMBLE(s1, ts, INTERVAL '1' MINUTE) JOIN HOP(s2, ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE) ON s1.id = s2.id"
+        )
         names = [t.this.name.upper() for t in tree.find_all(exp.Table)]
         assert names == ["TUMBLE", "HOP"]
 
@@ -202,7 +217,9 @@ class TestOtherConstructs:
         assert len(streams) == 2
         assert streams[0].this.args["join_window"] is not None
 
-    @pytest.mark.parametrize("sql", ["SELECT * FROM stream", "SELECT * FROM stream AS s", "SELECT * FROM stream, version"])
+    @pytest.mark.parametrize(
+        "sql", ["SELECT * FROM stream", "SELECT * FROM stream AS s", "SELECT * FROM stream, version"]
+    )
     def test_table_named_stream(self, sql: str) -> None:
         tree = roundtrip(sql)
         assert not list(tree.find_all(exp.Stream))

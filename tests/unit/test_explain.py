@@ -43,7 +43,9 @@ def test_between_windows_and_outer_rowtime() -> None:
            "PRECEDING) AS x LEFT JOIN b OVER (RANGE 1m PRECEDING) AS y ON x.k = y.k")  # fmt: skip
     (result,) = explain(sql)
     # y.t BETWEEN x.t + (b_X - a_Y) AND x.t + (a_X - b_Y) = x.t - 30s AND x.t + 120s
-    assert "y.rowtime BETWEEN x.rowtime - INTERVAL '30' SECOND AND x.rowtime + INTERVAL '120' SECOND" in result.spark_sql
+    assert (
+        "y.rowtime BETWEEN x.rowtime - INTERVAL '30' SECOND AND x.rowtime + INTERVAL '120' SECOND" in result.spark_sql
+    )
     # An unmatched x is emitted at the end of its life interval, x.t + a_X.
     assert result.spark_sql.startswith(
         "SELECT CASE WHEN y.rowtime IS NULL THEN x.rowtime + INTERVAL '120' SECOND "

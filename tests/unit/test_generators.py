@@ -82,9 +82,7 @@ def test_batches_are_in_global_rowtime_order_and_keep_every_row() -> None:
         batches = c.batches()
         for view, rs in zip(c.views, c.rows):
             assert [r for b in batches for r in b[view]] == list(rs), c.seed
-        spans = [
-            [r["rowtime"] for rs in b.values() for r in rs if r["rowtime"] is not None] for b in batches
-        ]
+        spans = [[r["rowtime"] for rs in b.values() for r in rs if r["rowtime"] is not None] for b in batches]
         spans = [s for s in spans if s]
         for earlier, later in itertools.pairwise(spans):
             assert max(earlier) < min(later), c.seed

@@ -59,8 +59,9 @@ def test_seed_000_orders_shipments() -> None:
     # SELECT STREAM ROWTIME, o.orderId, o.ROWTIME AS orderTime
     # FROM Shipments AS s JOIN Orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON o.orderId = s.orderId
     s_in = Input("s", [{"rowtime": hm(t), "orderId": i} for t, i in shipments], "rowtime")
-    o_in = Input("o", [{"rowtime": hm(t), "orderId": i} for t, i in orders], "rowtime",
-                 Window.range(timedelta(hours=1)))
+    o_in = Input(
+        "o", [{"rowtime": hm(t), "orderId": i} for t, i in orders], "rowtime", Window.range(timedelta(hours=1))
+    )
     out = evaluate([s_in, o_in], [Join("INNER", equi("o", "orderId", "s", "orderId"))])
     got = sorted((r.rowtime, r.rows["o"]["orderId"], r.rows["o"]["rowtime"]) for r in out)
     assert got == [
@@ -103,42 +104,54 @@ STOCK_PRICE = [  # (rowtime, price, ticker): the seed's input table plus the row
 def stocks(kind: str, until: str = "23:59:59") -> list[tuple]:
     """``oq OVER 1 MINUTE <kind> JOIN sp OVER 1 MINUTE ON oq.ticker = sp.ticker`` over the input
     rows with rowtime <= ``until``, as sorted ``(ROWTIME, sp.ticker, oq.quantity, sp.price)``."""
-    oq = Input("oq", [{"rowtime": ts(t), "quantity": q, "ticker": k} for t, q, k in ORDER_QUANTITY
-                      if ts(t) <= ts(until)], "rowtime", Window.range(MIN))
-    sp = Input("sp", [{"rowtime": ts(t), "price": p, "ticker": k} for t, p, k in STOCK_PRICE
-                      if ts(t) <= ts(until)], "rowtime", Window.range(MIN))
+    oq = Input(
+        "oq",
+        [{"rowtime": ts(t), "quantity": q, "ticker": k} for t, q, k in ORDER_QUANTITY if ts(t) <= ts(until)],
+        "rowtime",
+        Window.range(MIN),
+    )
+    sp = Input(
+        "sp",
+        [{"rowtime": ts(t), "price": p, "ticker": k} for t, p, k in STOCK_PRICE if ts(t) <= ts(until)],
+        "rowtime",
+        Window.range(MIN),
+    )
     out = evaluate([oq, sp], [Join(kind, equi("oq", "ticker", "sp", "ticker"))])
 
     def get(row: dict | None, column: str) -> object:
         return None if row is None else row[column]
 
     return sorted(
-        ((r.rowtime, get(r.rows["sp"], "ticker"), get(r.rows["oq"], "quantity"), get(r.rows["sp"], "price"))
-         for r in out),
+        (
+            (r.rowtime, get(r.rows["sp"], "ticker"), get(r.rows["oq"], "quantity"), get(r.rows["sp"], "price"))
+            for r in out
+        ),
         key=lambda t: tuple((0,) if v is None else (1, v) for v in t),
     )
 
 
-STOCKS_INNER = sorted([
-    (ts("05:02:10"), "IBM", 750, 75),
-    # "endpoints are included": 05:02:10 and 05:03:10 are exactly one minute apart.
-    (ts("05:03:10"), "IBM", 1000, 75),
-    (ts("05:03:10"), "IBM", 750, 100),
-    (ts("05:03:10"), "IBM", 1000, 100),
-    (ts("05:03:20"), "GOOGL", 1000, 100),
-    (ts("05:03:20"), "GOOGL", 2000, 100),
-    (ts("05:03:20"), "IBM", 2000, 100),
-    # Erratum (section 9): the seed prints 05:03:25 for these two. MSFT 1000 arrives at 05:03:28,
-    # after both MSFT prices (05:03:15, 05:03:25), so the later rowtime of each pair is 05:03:28.
-    (ts("05:03:28"), "MSFT", 1000, 100),
-    (ts("05:03:28"), "MSFT", 1000, 200),
-    (ts("05:03:30"), "MSFT", 2000, 100),
-    (ts("05:03:30"), "MSFT", 2000, 200),
-    # The inserted IBM 200 at 05:03:30 meets IBM 1000 (05:03:10) and IBM 2000 (05:03:20), 20 s and
-    # 10 s earlier; IBM 750 (05:02:10) is 80 s earlier, out of the minute.
-    (ts("05:03:30"), "IBM", 1000, 200),
-    (ts("05:03:30"), "IBM", 2000, 200),
-])
+STOCKS_INNER = sorted(
+    [
+        (ts("05:02:10"), "IBM", 750, 75),
+        # "endpoints are included": 05:02:10 and 05:03:10 are exactly one minute apart.
+        (ts("05:03:10"), "IBM", 1000, 75),
+        (ts("05:03:10"), "IBM", 750, 100),
+        (ts("05:03:10"), "IBM", 1000, 100),
+        (ts("05:03:20"), "GOOGL", 1000, 100),
+        (ts("05:03:20"), "GOOGL", 2000, 100),
+        (ts("05:03:20"), "IBM", 2000, 100),
+        # Erratum (section 9): the seed prints 05:03:25 for these two. MSFT 1000 arrives at 05:03:28,
+        # after both MSFT prices (05:03:15, 05:03:25), so the later rowtime of each pair is 05:03:28.
+        (ts("05:03:28"), "MSFT", 1000, 100),
+        (ts("05:03:28"), "MSFT", 1000, 200),
+        (ts("05:03:30"), "MSFT", 2000, 100),
+        (ts("05:03:30"), "MSFT", 2000, 200),
+        # The inserted IBM 200 at 05:03:30 meets IBM 1000 (05:03:10) and IBM 2000 (05:03:20), 20 s and
+        # 10 s earlier; IBM 750 (05:02:10) is 80 s earlier, out of the minute.
+        (ts("05:03:30"), "IBM", 1000, 200),
+        (ts("05:03:30"), "IBM", 2000, 200),
+    ]
+)
 
 
 def test_seed_001_inner() -> None:
@@ -166,8 +179,8 @@ def test_seed_001_outer_joins_over_the_whole_input_equal_the_inner_join(kind: st
 # the end of its life interval (section 4), 05:03:15 + 1 minute, not 05:03:15: until 05:04:15 a
 # matching row can still arrive (and, in the whole input, does).
 STOCKS_INNER_0515 = [r for r in STOCKS_INNER if r[0] <= ts("05:03:15")]
-GOOGL_PADDED = (ts("05:04:15"), None, 1000, None)     # (oq GOOGL 1000, NULLs)
-MSFT_PADDED = (ts("05:04:15"), "MSFT", None, 100)     # (NULLs, sp MSFT 100)
+GOOGL_PADDED = (ts("05:04:15"), None, 1000, None)  # (oq GOOGL 1000, NULLs)
+MSFT_PADDED = (ts("05:04:15"), "MSFT", None, 100)  # (NULLs, sp MSFT 100)
 
 
 def test_seed_001_inputs_up_to_0515() -> None:
@@ -191,16 +204,20 @@ def test_seed_001_full_up_to_0515_is_left_plus_right() -> None:
 def test_seed_001_right_up_to_0525_pads_both_msft_prices() -> None:
     # Prices up to 05:03:25, orders up to 05:03:25 (no MSFT order yet): both MSFT prices unmatched,
     # each padded one minute after its own rowtime.
-    assert stocks("RIGHT", "05:03:25") == sorted([*STOCKS_INNER[:7], (ts("05:04:15"), "MSFT", None, 100), (ts("05:04:25"), "MSFT", None, 200)])
+    assert stocks("RIGHT", "05:03:25") == sorted(
+        [*STOCKS_INNER[:7], (ts("05:04:15"), "MSFT", None, 100), (ts("05:04:25"), "MSFT", None, 200)]
+    )
 
 
 def test_seed_001_cross_is_every_pair_within_the_minute() -> None:
     # Erratum: the seed's CROSS table does not follow from its inputs; derive it. Both windows are
     # one minute, so L(x) ∩ L(y) is non-empty iff |x.t - y.t| <= 1 minute.
-    oq = Input("oq", [{"rowtime": ts(t), "id": i} for i, (t, _, _) in enumerate(ORDER_QUANTITY)], "rowtime",
-               Window.range(MIN))
-    sp = Input("sp", [{"rowtime": ts(t), "id": i} for i, (t, _, _) in enumerate(STOCK_PRICE)], "rowtime",
-               Window.range(MIN))
+    oq = Input(
+        "oq", [{"rowtime": ts(t), "id": i} for i, (t, _, _) in enumerate(ORDER_QUANTITY)], "rowtime", Window.range(MIN)
+    )
+    sp = Input(
+        "sp", [{"rowtime": ts(t), "id": i} for i, (t, _, _) in enumerate(STOCK_PRICE)], "rowtime", Window.range(MIN)
+    )
     got = as_tuples(evaluate([oq, sp], [Join("CROSS")]), ["oq", "sp"])
     want = sorted(
         (max(ts(a), ts(b)), i, j)
@@ -239,8 +256,7 @@ def test_between_preceding_window() -> None:
     # Overlap iff a.t+5 <= b.t+4 and b.t+2 <= a.t+10, i.e. b.t in [a.t+1, a.t+8];
     # ROWTIME = max(a.t+5, b.t+2).
     a = Input("a", rows([(s(0), 1)]), "t", Window.range(10 * SEC, 5 * SEC))
-    b = Input("b", rows([(s(t), 1) for t in range(-1, 11)], first_id=100), "t",
-              Window.range(4 * SEC, 2 * SEC))
+    b = Input("b", rows([(s(t), 1) for t in range(-1, 11)], first_id=100), "t", Window.range(4 * SEC, 2 * SEC))
     out = evaluate([a, b], [Join("FULL", equi("a", "k", "b", "k"))])
     got = as_tuples(out, ["a", "b"])
     matched = [(s(max(5, bt + 2)), 1, 100 + bt + 1) for bt in range(1, 9)]
@@ -249,8 +265,7 @@ def test_between_preceding_window() -> None:
     # b.t = a.t + 1: a's window opens at 5, b's is [3, 5]: they share exactly the point 5.
     assert (s(5), 1, 102) in got
     # A BETWEEN window only: a alone on the LEFT is padded at a.t + a = 10 s.
-    alone = evaluate([a, Input("b", [], "t", Window.range(4 * SEC, 2 * SEC))],
-                     [Join("LEFT", equi("a", "k", "b", "k"))])
+    alone = evaluate([a, Input("b", [], "t", Window.range(4 * SEC, 2 * SEC))], [Join("LEFT", equi("a", "k", "b", "k"))])
     assert as_tuples(alone, ["a", "b"]) == [(s(10), 1, None)]
 
 
@@ -271,7 +286,7 @@ def test_null_keys_never_match_and_are_kept_by_outer_joins() -> None:
     assert as_tuples(evaluate([a, b], [Join("FULL", on)]), ["a", "b"]) == [
         (s(1), None, 11),  # b's NULL-key row: padded at the end of its CURRENT ROW life, 1 s
         (s(2), 2, 12),
-        (s(5), 1, None),   # a's NULL-key row: padded at 0 + 5 s
+        (s(5), 1, None),  # a's NULL-key row: padded at 0 + 5 s
     ]
 
 
@@ -292,15 +307,16 @@ def test_model_agrees_with_the_closed_form_interval_condition() -> None:
         ax, ay = rng.randint(0, 6), rng.randint(0, 6)
         bx, by = rng.randint(0, ax), rng.randint(0, ay)
         xs = rows([(s(rng.randint(0, 15)), rng.choice([1, 2, None])) for _ in range(rng.randint(0, 6))])
-        ys = rows([(s(rng.randint(0, 15)), rng.choice([1, 2, None])) for _ in range(rng.randint(0, 6))],
-                  first_id=100)
+        ys = rows([(s(rng.randint(0, 15)), rng.choice([1, 2, None])) for _ in range(rng.randint(0, 6))], first_id=100)
         x_in = Input("x", xs, "t", Window.range(ax * SEC, bx * SEC))
         y_in = Input("y", ys, "t", Window.range(ay * SEC, by * SEC))
         got = as_tuples(evaluate([x_in, y_in], [Join("INNER", equi("x", "k", "y", "k"))]), ["x", "y"])
         want = sorted(
             (max(x["t"] + bx * SEC, y["t"] + by * SEC), x["id"], y["id"])
-            for x in xs for y in ys
-            if x["k"] is not None and x["k"] == y["k"]
+            for x in xs
+            for y in ys
+            if x["k"] is not None
+            and x["k"] == y["k"]
             and x["t"] + (bx - ay) * SEC <= y["t"] <= x["t"] + (ax - by) * SEC
         )
         assert got == want, (ax, bx, ay, by, xs, ys)
@@ -339,7 +355,9 @@ def test_rows_ends_are_open_and_ties_use_arrival_order() -> None:
     assert as_tuples(evaluate([a, b], [Join("INNER", equi("a", "k", "b", "k"))]), ["a", "b"]) == [(s(5), 2, 11)]
     # LEFT keeps the never-visible row, padded at the end of its (empty) life interval.
     assert as_tuples(evaluate([a, b], [Join("LEFT", equi("a", "k", "b", "k"))]), ["a", "b"]) == [
-        (s(5), 1, None), (s(5), 2, 11)]
+        (s(5), 1, None),
+        (s(5), 2, 11),
+    ]
 
 
 def test_rows_arrival_order_breaks_ties_not_list_position_of_rowtimes() -> None:
@@ -390,13 +408,26 @@ def m(minutes: int) -> datetime:
 
 def three_inputs() -> list[Input]:
     # b1 OVER 10 min: L = [t, t+10];  asks OVER 2 min: [t, t+2];  b2 OVER 3 min: [t, t+3]
-    b1 = Input("b1", [{"id": 1, "t": m(0), "k": "A"}, {"id": 2, "t": m(5), "k": "B"},
-                      {"id": 3, "t": m(20), "k": "A"}], "t", Window.range(10 * MIN))
-    asks = Input("asks", [{"id": 11, "t": m(8), "k": "A"}, {"id": 12, "t": m(30), "k": "B"}], "t",
-                 Window.range(2 * MIN))
-    b2 = Input("b2", [{"id": 21, "t": m(9), "k": "A"}, {"id": 22, "t": m(12), "k": "A"},
-                      {"id": 23, "t": m(31), "k": "B"}, {"id": 24, "t": m(25), "k": "A"}], "t",
-               Window.range(3 * MIN))
+    b1 = Input(
+        "b1",
+        [{"id": 1, "t": m(0), "k": "A"}, {"id": 2, "t": m(5), "k": "B"}, {"id": 3, "t": m(20), "k": "A"}],
+        "t",
+        Window.range(10 * MIN),
+    )
+    asks = Input(
+        "asks", [{"id": 11, "t": m(8), "k": "A"}, {"id": 12, "t": m(30), "k": "B"}], "t", Window.range(2 * MIN)
+    )
+    b2 = Input(
+        "b2",
+        [
+            {"id": 21, "t": m(9), "k": "A"},
+            {"id": 22, "t": m(12), "k": "A"},
+            {"id": 23, "t": m(31), "k": "B"},
+            {"id": 24, "t": m(25), "k": "A"},
+        ],
+        "t",
+        Window.range(3 * MIN),
+    )
     return [b1, asks, b2]
 
 
@@ -407,8 +438,9 @@ def test_multiway_inner() -> None:
     # b1 JOIN asks ON k: only (1, 11): [0,10] ∩ [8,10] = [8,10]. (2, 12): [5,15] vs [30,32], no.
     # ... JOIN b2 ON b2.k = asks.k: (1,11)+21: [8,10] ∩ [9,12] = [9,10] -> ROWTIME 9, the largest
     # start. (1,11)+22: [8,10] vs [12,15], no; (1,11)+24: no.
-    out = evaluate(three_inputs(), [Join("INNER", equi("b1", "k", "asks", "k")),
-                                    Join("INNER", equi("b2", "k", "asks", "k"))])
+    out = evaluate(
+        three_inputs(), [Join("INNER", equi("b1", "k", "asks", "k")), Join("INNER", equi("b2", "k", "asks", "k"))]
+    )
     assert as_tuples(out, ALIASES) == [(m(9), 1, 11, 21)]
 
 
@@ -420,27 +452,34 @@ def test_multiway_left_left_pads_at_the_preserved_rows_end() -> None:
     #   (3,-)+24: [20,30] ∩ [25,28] is not empty, but the padded (3,-) only exists from 30 on:
     #   ROWTIME max(30, 25) = 30, never earlier than the padding was decided.
     #   (2,-) meets no B row of b2 in [5,15] (23 is at 31): padded again, max(15, 15) = 15.
-    out = evaluate(three_inputs(), [Join("LEFT", equi("b1", "k", "asks", "k")),
-                                    Join("LEFT", equi("b2", "k", "b1", "k"))])
+    out = evaluate(
+        three_inputs(), [Join("LEFT", equi("b1", "k", "asks", "k")), Join("LEFT", equi("b2", "k", "b1", "k"))]
+    )
     assert as_tuples(out, ALIASES) == [(m(9), 1, 11, 21), (m(15), 2, None, None), (m(30), 3, None, 24)]
 
 
 def test_multiway_null_padded_intermediate_cannot_match_on_its_null_side() -> None:
     # Same as above but the second condition is on asks.k, NULL for (2,-) and (3,-): neither
     # matches, both are padded at the end of their b1 row's life.
-    out = evaluate(three_inputs(), [Join("LEFT", equi("b1", "k", "asks", "k")),
-                                    Join("LEFT", equi("b2", "k", "asks", "k"))])
+    out = evaluate(
+        three_inputs(), [Join("LEFT", equi("b1", "k", "asks", "k")), Join("LEFT", equi("b2", "k", "asks", "k"))]
+    )
     assert as_tuples(out, ALIASES) == [(m(9), 1, 11, 21), (m(15), 2, None, None), (m(30), 3, None, None)]
 
 
 def test_multiway_full_at_the_top_pads_unmatched_right_rows() -> None:
-    out = evaluate(three_inputs(), [Join("LEFT", equi("b1", "k", "asks", "k")),
-                                    Join("FULL", equi("b2", "k", "b1", "k"))])
+    out = evaluate(
+        three_inputs(), [Join("LEFT", equi("b1", "k", "asks", "k")), Join("FULL", equi("b2", "k", "b1", "k"))]
+    )
     # As the LEFT/LEFT case, plus b2 rows 22 (A, 12: [12,15] meets no b1 A row's life [0,10] or
     # [20,30]) and 23 (B, 31: b1@5 ended at 15), padded at the end of their own life.
     assert as_tuples(out, ALIASES) == [
-        (m(9), 1, 11, 21), (m(15), None, None, 22), (m(15), 2, None, None),
-        (m(30), 3, None, 24), (m(34), None, None, 23)]
+        (m(9), 1, 11, 21),
+        (m(15), None, None, 22),
+        (m(15), 2, None, None),
+        (m(30), 3, None, 24),
+        (m(34), None, None, 23),
+    ]
 
 
 def test_multiway_right_then_inner_uses_the_padded_rows_own_life() -> None:
@@ -448,8 +487,9 @@ def test_multiway_right_then_inner_uses_the_padded_rows_own_life() -> None:
     # when asks@30's window closed: ROWTIME 32.
     # ... JOIN b2 ON b2.k = asks.k: (-,12)+23: [30,32] ∩ [31,34] = [31,32] -> ROWTIME
     # max(32, 31) = 32, not the intersection's start 31 (the padding was only known at 32).
-    out = evaluate(three_inputs(), [Join("RIGHT", equi("b1", "k", "asks", "k")),
-                                    Join("INNER", equi("b2", "k", "asks", "k"))])
+    out = evaluate(
+        three_inputs(), [Join("RIGHT", equi("b1", "k", "asks", "k")), Join("INNER", equi("b2", "k", "asks", "k"))]
+    )
     assert as_tuples(out, ALIASES) == [(m(9), 1, 11, 21), (m(32), None, 12, 23)]
 
 
@@ -474,13 +514,16 @@ def test_sql_three_valued_logic() -> None:
     assert col({"a": None}, "a", "k") is None and col({"a": {"k": 3}}, "a", "k") == 3
 
 
-@pytest.mark.parametrize("args", [
-    ("RANGE", timedelta(seconds=1), timedelta(seconds=2)),   # a < b
-    ("RANGE", timedelta(seconds=-1)),
-    ("ROWS", -1),
-    ("ROWS", 1.5),
-    ("GROUPS", 1),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("RANGE", timedelta(seconds=1), timedelta(seconds=2)),  # a < b
+        ("RANGE", timedelta(seconds=-1)),
+        ("ROWS", -1),
+        ("ROWS", 1.5),
+        ("GROUPS", 1),
+    ],
+)
 def test_bad_windows_are_rejected(args: tuple) -> None:
     with pytest.raises((ValueError, TypeError)):
         Window(*args)

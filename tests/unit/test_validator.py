@@ -47,7 +47,12 @@ class TestPublicApi:
         assert render(one(sql), path="q.sql") == lines[0] + "\n" + lines[3]
 
     def test_valid_sql_gives_nothing(self) -> None:
-        assert validate("SELECT STREAM ROWTIME, o.id FROM s JOIN o OVER (RANGE INTERVAL '1' HOUR PRECEDING) ON o.id = s.id") == []
+        assert (
+            validate(
+                "SELECT STREAM ROWTIME, o.id FROM s JOIN o OVER (RANGE INTERVAL '1' HOUR PRECEDING) ON o.id = s.id"
+            )
+            == []
+        )
         assert validate("") == []
         assert validate("  ;  ; ") == []
 
@@ -78,12 +83,17 @@ class TestSyntax:
             'CREATE OR REPLACE STREAM "DEST" ("ticker" VARCHAR(4), "n" BIGINT) DESCRIPTION \'d\'',
             "CREATE STREAM src (ROWTIME TIMESTAMP, id INT) WITH (format = 'json', path = '/in')",
             "CREATE PUMP p STOPPED AS INSERT INTO dest (a, b) SELECT STREAM ROWTIME, a, b FROM src",
-            "ALTER PUMP p START", "DROP PUMP IF EXISTS p", "DROP STREAM s", "SHOW PUMPS", "SHOW STREAMS",
+            "ALTER PUMP p START",
+            "DROP PUMP IF EXISTS p",
+            "DROP STREAM s",
+            "SHOW PUMPS",
+            "SHOW STREAMS",
             "DESCRIBE PUMP p",
         ):
             assert overjoin.validate(sql) == [], sql
         assert [(d.code, d.column, d.params["detail"]) for d in overjoin.validate("ALTER PUMP p PAUSE")] == [
-            ("OJ001", 14, "expected START or STOP")]
+            ("OJ001", 14, "expected START or STOP")
+        ]
         assert one("CREATE PUMP p AS INSERT dest SELECT 1").params["detail"] == "expected INTO"
         d = one("CREATE PUMP p AS INSERT INTO dest\nSELECT STREAM * FROM a JOIN b OVER (ROWS -1 PRECEDING) ON TRUE")
         assert (d.code, d.line) == ("OJ104", 2)  # the query's own error, at its place in the statement
@@ -117,7 +127,9 @@ class TestSyntax:
 class TestScope:
     def test_plain_spark_gets_no_window_checks(self) -> None:
         # FOLLOWING and UNBOUNDED are fine in window functions and WINDOW clauses they use.
-        assert validate("SELECT SUM(x) OVER w FROM t WINDOW w AS (ROWS BETWEEN UNBOUNDED PRECEDING AND 1 FOLLOWING)") == []
+        assert (
+            validate("SELECT SUM(x) OVER w FROM t WINDOW w AS (ROWS BETWEEN UNBOUNDED PRECEDING AND 1 FOLLOWING)") == []
+        )
         assert validate("SELECT * FROM a CROSS JOIN b ON a.k = b.k") == []
 
     def test_window_clause_used_only_by_functions_in_a_stream_block(self) -> None:
@@ -177,7 +189,9 @@ class TestWindows:
         assert [c for c, _, _ in codes(sql)] == ["OJ101", "OJ102"]
 
     def test_named_window_errors_point_into_the_window_clause(self) -> None:
-        sql = "SELECT STREAM * FROM a OVER w AS x JOIN b ON x.k = b.k\nWINDOW w AS (RANGE INTERVAL 'x' SECOND PRECEDING)"
+        sql = (
+            "SELECT STREAM * FROM a OVER w AS x JOIN b ON x.k = b.k\nWINDOW w AS (RANGE INTERVAL 'x' SECOND PRECEDING)"
+        )
         assert codes(sql) == [("OJ106", 2, 29)]
 
     def test_named_window_in_plain_syntax_used_by_join_input(self) -> None:
@@ -197,7 +211,9 @@ class TestJoins:
         assert codes("SELECT STREAM * FROM a CROSS JOIN b USING (k)") == [("OJ110", 1, 37)]
 
     def test_within_with_over(self) -> None:
-        assert [c for c, _, _ in codes("SELECT STREAM * FROM a JOIN b OVER (ROWS 1 PRECEDING) WITHIN 1s ON a.k = b.k")] == ["OJ111"]
+        assert [
+            c for c, _, _ in codes("SELECT STREAM * FROM a JOIN b OVER (ROWS 1 PRECEDING) WITHIN 1s ON a.k = b.k")
+        ] == ["OJ111"]
 
     def test_within_alone_is_fine(self) -> None:
         assert validate("SELECT STREAM * FROM a JOIN b WITHIN 5s ON a.k = b.k") == []

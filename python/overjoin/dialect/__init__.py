@@ -96,4 +96,3 @@ def dialect_for(double_quoted_identifiers: bool = False) -> Overjoin:
         dialect = (OverjoinDQ if double_quoted_identifiers else Overjoin)()
         _DIALECTS[double_quoted_identifiers] = dialect
     return dialect
-

@@ -165,4 +165,3 @@ def retype(node: exp.Expr, cls: type[exp.Expr]) -> exp.Expr:
     if node._meta:
         new.meta.update(node.meta)
     return new
-

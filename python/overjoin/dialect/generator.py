@@ -130,9 +130,7 @@ class OverjoinGenerator(SparkGenerator):
         JoinWindowSpec: _spec_sql,
         JoinWindow: _window_sql,
         NamedJoinWindow: _name_sql,
-        Watermark: lambda self, e: (
-            f"WATERMARK {self.sql(e, 'this')} DELAY OF {self.sql(e, 'expression')}"
-        ),
+        Watermark: lambda self, e: f"WATERMARK {self.sql(e, 'this')} DELAY OF {self.sql(e, 'expression')}",
         _StreamMarker: lambda self, e: "STREAM" + (f" {self.sql(e, 'this')}" if e.this else ""),
         # Spark's own transforms for SELECT and tables run first; they end in <key>_sql below.
         OjSelect: SparkGenerator.TRANSFORMS.get(exp.Select, lambda self, e: self.ojselect_sql(e)),
@@ -161,5 +159,3 @@ class OverjoinGenerator(SparkGenerator):
     def ojsubquery_sql(self, expression: OjSubquery) -> str:
         """A subquery with its watermark and join window."""
         return _relation_sql(self, expression, self.subquery_sql)
-
-

@@ -38,12 +38,9 @@ _NOT_AFTER_STREAM_KEYWORD = frozenset(
 )  # fmt: skip
 
 # Tokens that can start a Lenses duration or an interval after WITHIN.
-_DURATION_START = frozenset(
-    {TokenType.NUMBER, TokenType.INTERVAL, TokenType.DASH, TokenType.VAR, TokenType.STRING}
-)
+_DURATION_START = frozenset({TokenType.NUMBER, TokenType.INTERVAL, TokenType.DASH, TokenType.VAR, TokenType.STRING})
 
 _IDENTIFIER_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
-
 
 
 class OverjoinParser(JoinWindowGrammar):
@@ -239,9 +236,7 @@ class OverjoinParser(JoinWindowGrammar):
                 else:
                     break
             if watermark or window:
-                alias = self._parse_table_alias(
-                    alias_tokens=alias_tokens or self.TABLE_ALIAS_TOKENS
-                )
+                alias = self._parse_table_alias(alias_tokens=alias_tokens or self.TABLE_ALIAS_TOKENS)
                 if alias:
                     this.set("alias", alias)
         if window is None and self._curr and self._curr.token_type == TokenType.OVER:
@@ -292,7 +287,6 @@ class OverjoinParser(JoinWindowGrammar):
             return None
         return super()._parse_table_alias(alias_tokens=alias_tokens)
 
-
     # ---- joins: WITHIN ----------------------------------------------------------------------
 
     def _at_within(self) -> bool:
@@ -339,9 +333,5 @@ class OverjoinParser(JoinWindowGrammar):
 
     def _parse_version(self) -> exp.Version | None:
         if self._match_text_seq("FOR", "SYSTEM_TIME", "AS", "OF"):
-            return self.expression(
-                exp.Version(this="SYSTEM_TIME", kind="AS OF", expression=self._parse_bitwise())
-            )
+            return self.expression(exp.Version(this="SYSTEM_TIME", kind="AS OF", expression=self._parse_bitwise()))
         return super()._parse_version()
-
-

@@ -118,7 +118,8 @@ class JoinWindowGrammar(SparkParser):
             size = self._parse_window_size()
             if size is None:
                 self.raise_error(
-                    "Expected a row count PRECEDING or CURRENT ROW" if kind == "ROWS"
+                    "Expected a row count PRECEDING or CURRENT ROW"
+                    if kind == "ROWS"
                     else "Expected a duration such as 5s or INTERVAL '5' SECOND"
                 )
             bound = FrameBound(this=size, side=self._parse_frame_side())
@@ -217,9 +218,7 @@ class JoinWindowGrammar(SparkParser):
     def _at_unit(self) -> bool:
         curr = self._curr
         return bool(
-            curr
-            and curr.token_type not in (TokenType.STRING, TokenType.IDENTIFIER)
-            and curr.text.upper() in UNIT_WORDS
+            curr and curr.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) and curr.text.upper() in UNIT_WORDS
         )
 
     def _parse_interval_unit(self, node: WindowInterval, unit_key: str, precision_key: str) -> None:
@@ -257,4 +256,3 @@ class JoinWindowGrammar(SparkParser):
         if window is not None:
             _mark(window, "name", name_token)
         return window
-

@@ -21,7 +21,6 @@ How it works:
 The block model built here (:func:`block_model`) is also what :mod:`overjoin.explain` describes.
 """
 
-
 from __future__ import annotations
 
 import contextlib
@@ -70,7 +69,6 @@ __all__ = [
 ]
 
 
-
 def validate(
     sql: str,
     schemas: Schemas | None = None,
@@ -100,7 +98,9 @@ def validate(
         except RecursionError:
             reporter.add("OVERJOIN_STATEMENT_TOO_COMPLEX", (0, 0), depth=_depth(sql))
         except Exception as error:
-            reporter.add("OVERJOIN_INTERNAL_ERROR", (0, 0), detail=f"the validator failed: {type(error).__name__}: {error}")
+            reporter.add(
+                "OVERJOIN_INTERNAL_ERROR", (0, 0), detail=f"the validator failed: {type(error).__name__}: {error}"
+            )
     return reporter.sorted()
 
 
@@ -124,4 +124,3 @@ def _depth(sql: str) -> int:
         depth += (ch == "(") - (ch == ")")
         deepest = max(deepest, depth)
     return deepest
-

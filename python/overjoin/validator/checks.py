@@ -256,8 +256,9 @@ class Context:
             span = D.pos(item.relation, "relation")
         else:
             if item.columns is not None and item.known_stream and item.kind in ("table", "subquery"):
-                self.reporter.add("OVERJOIN_NO_ROWTIME", D.pos(item.relation, "relation"),
-                                  input=item.display, source=item.source)
+                self.reporter.add(
+                    "OVERJOIN_NO_ROWTIME", D.pos(item.relation, "relation"), input=item.display, source=item.source
+                )
             return
         kind = (item.columns or {}).get(item.rowtime.lower())
         if kind is not None and item.known_stream and not _is_timestamp(kind):
@@ -378,21 +379,35 @@ def _check_time_floors(block: Block, reporter: Reporter, tokens: list[Token]) ->
                         unit = word.rstrip("S")
                         token = _token_at(tokens, where[0])
                         if token is not None:
-                            _syntax_error(reporter, token, "STEP takes an interval of fixed length (SECOND, MINUTE, "
-                                          f"HOUR or DAY); for calendar {unit.lower()}s write FLOOR(ts TO {unit})")
+                            _syntax_error(
+                                reporter,
+                                token,
+                                "STEP takes an interval of fixed length (SECOND, MINUTE, "
+                                f"HOUR or DAY); for calendar {unit.lower()}s write FLOOR(ts TO {unit})",
+                            )
                         break
             literal = by.this
             if literal is not None and re.fullmatch(r"[0:. ]+", literal.name.strip() or "x"):
                 start = D.pos(by, "interval")
                 if start is not None:
                     written = _text_of(reporter, by)
-                    reporter.add("OVERJOIN_SYNTAX_ERROR", (start[0], start[0] + len(written) - 1), token=written,
-                                 detail="the interval of STEP must be longer than zero")
+                    reporter.add(
+                        "OVERJOIN_SYNTAX_ERROR",
+                        (start[0], start[0] + len(written) - 1),
+                        token=written,
+                        detail="the interval of STEP must be longer than zero",
+                    )
         else:
             unit = node.args["to"].name.upper()
             if unit.rstrip("S") not in _FLOOR_UNITS:
-                token = next((t for i, t in enumerate(tokens) if i and tokens[i - 1].text.upper() == "TO"
-                              and t.text.upper() == unit), None)
+                token = next(
+                    (
+                        t
+                        for i, t in enumerate(tokens)
+                        if i and tokens[i - 1].text.upper() == "TO" and t.text.upper() == unit
+                    ),
+                    None,
+                )
                 if token is not None:
                     _syntax_error(reporter, token, f"expected a unit ({', '.join(_FLOOR_UNITS)})")
 

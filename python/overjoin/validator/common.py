@@ -80,7 +80,6 @@ def _unterminated_offset(sql: str) -> int:
     return 0
 
 
-
 def _check_duplicate_windows(block: Block, reporter: Reporter) -> None:
     seen: set[str] = set()
     for definition in block.select.args.get("windows") or []:
@@ -101,7 +100,6 @@ def _order_column(spec: D.JoinWindowSpec | None) -> exp.Column | None:
             return None
         item = item.this
     return item if isinstance(item, exp.Column) else None
-
 
 
 def _time_floors(select: exp.Select) -> Iterator[exp.Expr]:
@@ -186,4 +184,3 @@ def _bound_text(bound: D.FrameBound | None) -> str:
 
 def _spec_text(spec: D.JoinWindowSpec) -> str:
     return _sql(spec)
-

@@ -105,4 +105,3 @@ class Reporter:
 
     def sorted(self) -> list[Diagnostic]:
         return [d for _, d in sorted(self.found, key=lambda item: item[0])]
-

@@ -109,8 +109,12 @@ def block_model(select: exp.Select, sql: str | None = None) -> Block:
         inputs.append(right)
         steps.append(
             JoinStep(
-                join, right, (join.side or "").upper(), (join.kind or "").upper(),
-                (join.args.get("method") or "").upper(), bool(join.kind == "CROSS" and "pivots" not in join.args),
+                join,
+                right,
+                (join.side or "").upper(),
+                (join.kind or "").upper(),
+                (join.args.get("method") or "").upper(),
+                bool(join.kind == "CROSS" and "pivots" not in join.args),
                 join.args.get("within"),
             )
         )
@@ -137,7 +141,7 @@ def _input(relation: exp.Expr, sql: str | None = None) -> Input:
         kind = "lookup" if _is_proctime_lookup(node.args.get("version")) else "table"
         first, last = node.parts[0].meta, node.parts[-1].meta
         # As the user wrote it (quotes included), as the JVM quotes it.
-        source = sql[first["start"]: last["end"] + 1] if sql and "start" in first and "end" in last else table_name
+        source = sql[first["start"] : last["end"] + 1] if sql and "start" in first and "end" in last else table_name
     elif isinstance(node, exp.Subquery):
         kind, source = "subquery", "subquery"
     else:
@@ -176,5 +180,3 @@ def _tvf_name(item: Input) -> str:
     if isinstance(func, exp.Window):
         func = func.this
     return (func.name if isinstance(func, exp.Anonymous) else func.sql_name()).upper()
-
-

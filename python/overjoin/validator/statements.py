@@ -51,9 +51,7 @@ class Statement:
     error: tuple[Token, str, bool] | None = None
 
 
-def parse_statements(
-    sql: str, reporter: Any = None, double_quoted_identifiers: bool = False
-) -> list[Statement]:
+def parse_statements(sql: str, reporter: Any = None, double_quoted_identifiers: bool = False) -> list[Statement]:
     """Tokenize and parse ``sql`` statement by statement; syntax errors go to ``reporter``.
 
     A statement in the streaming dialect reads ``"x"`` as an identifier, as s-Server does
@@ -93,7 +91,6 @@ def parse_statements(
     return statements
 
 
-
 def _has_streaming_block(tree: exp.Expr) -> bool:
     return any(block_model(select).streaming for select in tree.find_all(exp.Select))
 
@@ -129,7 +126,7 @@ def _explained(tokens: list[Token], sql: str, dialect: Any) -> list[Token]:
     mode = re.match(r"\s*(EXTENDED|CODEGEN|COST|FORMATTED|LOGICAL)\b", rest, re.IGNORECASE)
     if mode:
         start += mode.end()
-        rest = rest[mode.end():]
+        rest = rest[mode.end() :]
     blank = re.sub(r"[^\r\n]", " ", sql[:start])
     try:
         inner = dialect.tokenize(blank + rest)
@@ -175,5 +172,3 @@ def _parse_one(tokens: list[Token], sql: str, dialect: Any) -> Statement:
         token = _token_at(tokens, failed[0]) if failed else first
         return Statement(None, tokens, (token or first, "this statement is not supported here", False))
     return Statement(tree, tokens)
-
-

@@ -14,7 +14,9 @@ from overjoin.validator.diagnostics import (
 
 
 def _words(tokens: list[Token], count: int) -> list[str]:
-    return [t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens[:count]]
+    return [
+        t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens[:count]
+    ]
 
 
 def _is_stream_statement(tokens: list[Token]) -> bool:
@@ -46,8 +48,15 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
             _syntax_error(reporter, tokens[-1], detail, at_end=True)
 
     def is_name(i: int) -> bool:
-        return i < len(tokens) and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER) and (
-            tokens[i].text[:1].isalpha() or tokens[i].text[:1] == "_" or tokens[i].token_type == TokenType.IDENTIFIER)
+        return (
+            i < len(tokens)
+            and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER)
+            and (
+                tokens[i].text[:1].isalpha()
+                or tokens[i].text[:1] == "_"
+                or tokens[i].token_type == TokenType.IDENTIFIER
+            )
+        )
 
     def name(expected: str) -> bool:
         nonlocal pos
@@ -78,7 +87,11 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
             pos += 1
         if not name("the target stream name"):
             return None
-        if pos + 1 < len(tokens) and tokens[pos].token_type == TokenType.L_PAREN and w[pos + 1] not in ("SELECT", "WITH"):
+        if (
+            pos + 1 < len(tokens)
+            and tokens[pos].token_type == TokenType.L_PAREN
+            and w[pos + 1] not in ("SELECT", "WITH")
+        ):
             depth = 0
             while pos < len(tokens):
                 depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[pos].token_type, 0)
@@ -108,5 +121,3 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         if name("a pump name") and pos < len(tokens):
             fail("expected the end of the statement")
     return None
-
-

@@ -77,11 +77,15 @@ class WindowChecker:
 
     def _written(self, node: exp.Expr | None) -> str:
         """The text of a bound or interval exactly as the user wrote it."""
-        spans = [span for sub in (node.walk() if node is not None else []) if sub._meta
-                 for span in sub.meta.get("oj", {}).values()]
+        spans = [
+            span
+            for sub in (node.walk() if node is not None else [])
+            if sub._meta
+            for span in sub.meta.get("oj", {}).values()
+        ]
         if not spans:
             return _sql(node) if node is not None else ""
-        return self.ctx.sql[min(a for a, _ in spans): max(b for _, b in spans) + 1]
+        return self.ctx.sql[min(a for a, _ in spans) : max(b for _, b in spans) + 1]
 
     def _check_order(self) -> None:
         if self.spec is None:
@@ -90,7 +94,7 @@ class WindowChecker:
         if order and _order_column(self.spec) is None:
             span = D.pos(self.spec, "order")
             end = D.pos(self.spec, "order_end")
-            text = self.ctx.sql[span[0]: end[1] + 1] if span and end else _sql(order[0])
+            text = self.ctx.sql[span[0] : end[1] + 1] if span and end else _sql(order[0])
             self.error("OVERJOIN_WINDOW_ORDER_BY", (span[0], end[1]) if span and end else span, expression=text)
 
     def _bound(self, bound: D.FrameBound | None, kind: str) -> int | None:
@@ -209,6 +213,4 @@ class WindowChecker:
 
     def _text(self, node: exp.Expr, part: str) -> str:
         span = D.pos(node, part)
-        return self.ctx.sql[span[0]: span[1] + 1] if span else ""
-
-
+        return self.ctx.sql[span[0] : span[1] + 1] if span else ""
