@@ -1,18 +1,25 @@
 # overjoin's two commands: `make demo` and `make test`. Both start from nothing: they create a
 # virtual environment, install overjoin into it (which compiles the JVM extension with the Scala
-# compiler that ships in pyspark), and run.
+# compiler that ships in pyspark), and run. `make check` (lint, types, pure-Python unit tests) needs
+# no Spark and no build. `make help` lists every target.
 
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
+SOURCES := python tests bench build_backend
 
-.PHONY: demo test install jar bench clean
+.PHONY: help demo test install jar bench dev unit lint fmt types check clean
+
+## help: list the targets.
+help:
+	@grep -E '^## ' $(MAKEFILE_LIST) | sed -E 's/^## ([a-z]+): /  \1\t/' | expand -t 10
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+## install: install overjoin with its test extras into .venv (builds the JVM extension).
 install: $(PY)
 	$(PIP) install --quiet ".[test]"
 
@@ -21,7 +28,7 @@ demo: $(PY)
 	$(PIP) install --quiet .
 	$(PY) -m overjoin.demo
 
-## test: install with test extras and run the whole suite.
+## test: install with test extras and run the whole suite (the README's test command).
 test: install
 	$(PY) -m pytest
 
@@ -35,5 +42,31 @@ bench: install
 	$(PY) bench/bench_validate.py
 	$(PY) bench/bench_join.py
 
+## dev: install the development tools (ruff, mypy, pytest, sqlglot) without building anything.
+dev: $(PY)
+	$(PY) build_backend/requirements_of.py dev > $(VENV)/dev-requirements.txt
+	$(PIP) install --quiet -r $(VENV)/dev-requirements.txt
+
+## unit: the pure-Python unit tests, from the source tree, with Spark's pytest plugin off.
+unit: dev
+	PYTHONPATH=python $(PY) -m pytest tests/unit -q -p no:spark -p no:cacheprovider
+
+## lint: ruff's lint rules and format check.
+lint: dev
+	$(PY) -m ruff check $(SOURCES)
+	$(PY) -m ruff format --check $(SOURCES)
+
+## fmt: format the Python code and apply ruff's safe fixes.
+fmt: dev
+	$(PY) -m ruff format $(SOURCES)
+	$(PY) -m ruff check --fix $(SOURCES)
+
+## types: mypy over the package (settings in pyproject.toml).
+types: dev
+	PYTHONPATH=python $(PY) -m mypy
+
+## check: lint, types and unit tests: what CI runs before the full suite.
+check: lint types unit
+
 clean:
-	rm -rf $(VENV) build dist python/overjoin/jars python/*.egg-info .pytest_cache
+	rm -rf $(VENV) build dist python/overjoin/jars python/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -78,16 +78,26 @@ def compile_jar(force: bool = False, log=print) -> Path:
     if not java:
         raise RuntimeError("overjoin's build needs a Java 17+ runtime: no `java` on PATH or JAVA_HOME")
     compiler_cp = os.pathsep.join(
-        str(jars / f"{name}-{SCALA_VERSION}.jar")
-        for name in ("scala-compiler", "scala-library", "scala-reflect")
+        str(jars / f"{name}-{SCALA_VERSION}.jar") for name in ("scala-compiler", "scala-library", "scala-reflect")
     )
     sources = [str(p) for p in files if p.suffix == ".scala"]
     log(f"overjoin: compiling {len(sources)} Scala files with scalac {SCALA_VERSION} from {jars}")
     with tempfile.TemporaryDirectory(prefix="overjoin-classes-") as out:
         cmd = [
-            java, "-Xss8m", "-cp", compiler_cp, "scala.tools.nsc.Main",
-            "-classpath", str(jars / "*"), "-d", out,
-            "-deprecation", "-feature", "-release", "17", "-nowarn",
+            java,
+            "-Xss8m",
+            "-cp",
+            compiler_cp,
+            "scala.tools.nsc.Main",
+            "-classpath",
+            str(jars / "*"),
+            "-d",
+            out,
+            "-deprecation",
+            "-feature",
+            "-release",
+            "17",
+            "-nowarn",
             *sources,
         ]
         proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -119,14 +129,16 @@ prepare_metadata_for_build_editable = _setuptools.prepare_metadata_for_build_edi
 build_sdist = _setuptools.build_sdist
 
 
-def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = None,
-                metadata_directory: str | None = None) -> str:
+def build_wheel(
+    wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
+) -> str:
     compile_jar(log=lambda m: print(m, file=sys.stderr))
     return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
 
 
-def build_editable(wheel_directory: str, config_settings: dict[str, Any] | None = None,
-                   metadata_directory: str | None = None) -> str:
+def build_editable(
+    wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
+) -> str:
     compile_jar(log=lambda m: print(m, file=sys.stderr))
     return _setuptools.build_editable(wheel_directory, config_settings, metadata_directory)
 

@@ -1,0 +1,31 @@
+"""Print the requirements of overjoin's optional extras (and, with ``--core``, of the package itself),
+one per line, for ``pip install -r``: ``make check`` installs its tools this way without building
+the JVM extension. Needs Python 3.11 or later (``tomllib``).
+
+    python build_backend/requirements_of.py [--core] EXTRA ...
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    core = "--core" in argv
+    extras = [a for a in argv if a != "--core"]
+    unknown = [e for e in extras if e not in project["optional-dependencies"]]
+    if unknown:
+        print(f"unknown extra(s): {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    wanted = list(project["dependencies"]) if core else []
+    for extra in extras:
+        wanted += project["optional-dependencies"][extra]
+    print("\n".join(dict.fromkeys(wanted)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
