@@ -218,6 +218,19 @@ final class QueryBlockScanner private (c: TokenCursor) {
 
 object QueryBlockScanner {
 
+  /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
+  private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR")
+
+  /**
+   * False when `sql` cannot be in the streaming dialect because it holds none of its words (in any
+   * case, anywhere, literals included): such a statement goes to Spark's parser without being
+   * tokenized here. True does not mean it is ours; [[scan]] decides that.
+   */
+  def mayBeOurs(sql: String): Boolean = {
+    val upper = sql.toUpperCase(java.util.Locale.ROOT)
+    DialectWords.exists(upper.contains)
+  }
+
   /** Scan `sql`; an unterminated literal or comment means the text is not ours to judge. */
   def scan(sql: String): ScanResult = Lexer.tokenize(sql) match {
     case Right(tokens) => DeepStack.run(sql)(new QueryBlockScanner(new TokenCursor(sql, tokens)).scan())

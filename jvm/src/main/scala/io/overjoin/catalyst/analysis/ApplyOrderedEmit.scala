@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 
-import io.overjoin.catalyst.plans.logical.StreamJoinOutput
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinOutput}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.execution.OrderedEmit
@@ -18,6 +18,7 @@ object ApplyOrderedEmit extends Rule[LogicalPlan] {
   private val Applied = TreeNodeTag[Boolean]("overjoin.orderedEmit")
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!OverjoinNode.mayExist) return plan
     if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
     if (!plan.resolved || plan.isInstanceOf[Command] || plan.exists(_.getTagValue(Applied).isDefined)) return plan
     if (!OverjoinConf.orderedEmit()) return plan

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
 import io.overjoin.catalyst.expressions.RowtimeReference
-import io.overjoin.catalyst.plans.logical.StreamJoinOutput
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinOutput}
 
 /**
  * `ROWTIME` in a streaming block's other clauses (select list, WHERE, GROUP BY, ...), once the
@@ -19,6 +19,7 @@ import io.overjoin.catalyst.plans.logical.StreamJoinOutput
 object BindRowtimeReferences extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!OverjoinNode.mayExist) return plan
     if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
     plan.transformUp {
       case p if !p.isInstanceOf[StreamJoinOutput] && !RewriteTumblingAggregates.waiting(p) &&

@@ -18,7 +18,9 @@ import io.overjoin.errors.OverjoinErrors
  */
 object RemoveStreamJoinMarkers extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
-    if (!OverjoinNode.in(plan) && !hasRowtimeReference(plan)) return plan
+    if (!OverjoinNode.mayExist) return plan
+    // A resolved plan holds no ROWTIME reference (it is never resolved).
+    if (!OverjoinNode.in(plan) && (plan.resolved || !hasRowtimeReference(plan))) return plan
     plan.foreach {
       case r: StreamJoinRoot if r.child.resolved =>
         throw OverjoinErrors.internal(s"the FROM clause of query block ${r.block.id} was resolved but not prepared")

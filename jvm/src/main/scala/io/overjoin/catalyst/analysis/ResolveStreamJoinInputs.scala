@@ -32,6 +32,7 @@ import io.overjoin.streams.Streams
 object ResolveStreamJoinInputs extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!OverjoinNode.mayExist) return plan
     if (!plan.exists(_.isInstanceOf[StreamJoinRoot])) return plan
     plan.transformUp {
       case root: StreamJoinRoot if root.block.selectStream && readsAStreamAsTable(root.child) =>

@@ -10,7 +10,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{Metadata, MetadataBuilder, TimestampType}
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, TimeFloor}
-import io.overjoin.catalyst.plans.logical.StreamJoinOutput
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinOutput}
 import io.overjoin.errors.OverjoinErrors
 
 /**
@@ -36,7 +36,9 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
   val WindowEnd = "__overjoin_window_end"
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
-    if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[TimeFloor])))) return plan
+    if (!OverjoinNode.mayExist) return plan
+    // A resolved plan holds no STEP/FLOOR call of ours (they are never resolved).
+    if (plan.resolved || !plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[TimeFloor])))) return plan
     plan.transformUp {
       case a: Aggregate if waiting(a) && a.child.resolved => decide(a)
       case p if !waiting(p) && p.childrenResolved && p.expressions.exists(_.exists(isScalarReady)) =>

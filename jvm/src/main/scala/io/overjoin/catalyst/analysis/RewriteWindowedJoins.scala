@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.types.TimestampNTZType
 
-import io.overjoin.catalyst.plans.logical.{PreparedStreamJoin, RowtimeInput, StreamJoinOutput, TableInput}
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, PreparedStreamJoin, RowtimeInput, StreamJoinOutput, TableInput}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
 
@@ -37,6 +37,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
   import LifeIntervals._
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!OverjoinNode.mayExist) return plan
     if (!plan.exists(_.isInstanceOf[PreparedStreamJoin])) return plan
     plan.transformUp {
       case p: PreparedStreamJoin if p.child.resolved => finish(p)

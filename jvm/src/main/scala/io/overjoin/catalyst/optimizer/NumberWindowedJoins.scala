@@ -3,7 +3,7 @@ package io.overjoin.catalyst.optimizer
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import io.overjoin.catalyst.plans.logical.WindowedJoin
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, WindowedJoin}
 
 /**
  * Numbers the [[WindowedJoin]]s of a whole query, bottom-up from 0, like Spark numbers its own
@@ -13,6 +13,7 @@ import io.overjoin.catalyst.plans.logical.WindowedJoin
  */
 object NumberWindowedJoins extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!OverjoinNode.mayExist) return plan
     if (!plan.exists(_.isInstanceOf[WindowedJoin])) return plan
     var next = 0
     plan.transformUp {

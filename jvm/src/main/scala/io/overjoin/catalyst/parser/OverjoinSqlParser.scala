@@ -54,7 +54,8 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
       case _ =>
     }
     if (streamStatement.isDefined) return streamStatement.get
-    val scan = if (OverjoinConf.parserEnabled()) QueryBlockScanner.scan(sqlText) else ScanResult.NotOurs
+    val scan = if (OverjoinConf.parserEnabled() && QueryBlockScanner.mayBeOurs(sqlText)) QueryBlockScanner.scan(sqlText)
+      else ScanResult.NotOurs
     if (!scan.isOurs) {
       return DeepStack.sparks(sqlText)(parameters match {
         case Some(ctx) => delegate.parsePlanWithParameters(sqlText, ctx)

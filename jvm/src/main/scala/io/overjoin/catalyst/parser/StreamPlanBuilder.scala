@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryA
 import org.apache.spark.sql.catalyst.trees.TreeNode
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, TimeFloor}
-import io.overjoin.catalyst.plans.logical.{StreamJoinRoot, WindowedInput}
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput, TimeFloorCall}
 
@@ -29,6 +29,7 @@ object StreamPlanBuilder {
 
   def attach(scan: ScanResult, plan: LogicalPlan, toOriginal: Int => Int = identity,
       texts: Option[(String, String)] = None): LogicalPlan = {
+    OverjoinNode.markCreated()
     def startOf(t: TreeNode[_]): Option[Int] = t.origin.startIndex.map(toOriginal)
     val inputsAt: Map[Int, (StreamBlock, StreamInput)] =
       scan.blocks.flatMap(b => b.inputs.map(i => i.start -> (b, i))).toMap

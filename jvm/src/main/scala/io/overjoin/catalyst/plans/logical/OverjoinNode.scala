@@ -13,6 +13,18 @@ trait OverjoinNode extends UnaryNode {
 }
 
 object OverjoinNode {
+  /**
+   * Set, once and for good, when overjoin's parser first puts its nodes or expressions into a
+   * plan in this JVM (they come from nowhere else). Until then every overjoin rule returns the plan
+   * at once: a JVM that only ever runs plain Spark SQL pays not even a tree walk per rule.
+   */
+  @volatile private var created = false
+
+  def markCreated(): Unit = if (!created) created = true
+
+  /** False while no overjoin node can exist in this JVM: the rules' first, free test. */
+  def mayExist: Boolean = created
+
   /** True when `plan` holds an overjoin node: the one tree walk plain SQL pays per rule. */
-  def in(plan: LogicalPlan): Boolean = plan.exists(_.isInstanceOf[OverjoinNode])
+  def in(plan: LogicalPlan): Boolean = created && plan.exists(_.isInstanceOf[OverjoinNode])
 }
