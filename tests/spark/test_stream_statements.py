@@ -91,3 +91,57 @@ def test_double_quoted_names_in_stream_statements_are_identifiers(spark):
         assert spark.sql("SELECT `with space` FROM st_quoted").collect()[0][0] == "x"
     finally:
         spark.sql('DROP STREAM "ST_QUOTED"')
+
+
+def test_a_source_stream_declares_its_rowtime_column_and_lateness(spark, tmp_path):
+    """CREATE STREAM ... WITH (rowtime = 'col', lateness = '...') (docs/semantics.md §10): the
+    column is the stream's rowtime (ROWTIME in its queries) and rows later than the stream's own
+    lateness, not the session's, are dropped."""
+    import json
+    import os
+
+    from pyspark.errors import IllegalArgumentException
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    with pytest.raises(IllegalArgumentException, match="rowtime = 'nosuch' names no column"):
+        spark.sql(f"CREATE STREAM st_bad (ts TIMESTAMP, id INT) WITH (path = '{folder}', rowtime = 'nosuch')")
+    with pytest.raises(IllegalArgumentException, match="bad lateness 'soon'"):
+        spark.sql(f"CREATE STREAM st_bad (ROWTIME TIMESTAMP) WITH (path = '{folder}', lateness = 'soon')")
+    spark.sql(
+        f"CREATE STREAM st_src (event_time TIMESTAMP, id INT) "
+        f"WITH (format = 'json', path = '{folder}', rowtime = 'event_time', lateness = '30 seconds')"
+    )
+
+    def write(name: str, rows: list[tuple[str, int]]) -> None:
+        tmp = folder / f".{name}"
+        tmp.write_text("".join(json.dumps({"event_time": t, "id": i}) + "\n" for t, i in rows))
+        os.replace(tmp, folder / f"{name}.json")
+
+    try:
+        # A stateful query (a tumbling window) is where late rows are dropped (docs/semantics.md §8).
+        query = (
+            spark.sql(
+                "SELECT STREAM ROWTIME, COUNT(*) AS n, MIN(id) AS first FROM st_src "
+                "GROUP BY STEP(st_src.ROWTIME BY INTERVAL '1' MINUTE)"
+            )
+            .writeStream.format("memory")
+            .queryName("st_src_out")
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+        try:
+            write("a", [("2024-01-01T10:02:10Z", 1)])  # the watermark becomes 10:01:40
+            query.processAllAvailable()
+            # Its window (10:01-10:02) is still open 30 s after 10:02:10, as it would not be with
+            # the session's lateness (0 s); 10:00:50's window closed before it came.
+            write("b", [("2024-01-01T10:01:50Z", 2), ("2024-01-01T10:00:50Z", 3)])
+            query.processAllAvailable()
+            write("c", [("2024-01-01T10:04:00Z", 4)])  # closes every window before 10:03:30
+            query.processAllAvailable()
+        finally:
+            query.stop()
+        rows = sorted((str(r.ROWTIME), r.n, r.first) for r in spark.table("st_src_out").collect())
+        assert rows == [("2024-01-01 10:02:00", 1, 2), ("2024-01-01 10:03:00", 1, 1)]
+    finally:
+        spark.sql("DROP STREAM IF EXISTS st_src")

@@ -3,7 +3,7 @@ package io.overjoin.streams
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types.{BooleanType, LongType, StringType}
+import org.apache.spark.sql.types.{BooleanType, LongType, StringType, TimestampNTZType, TimestampType}
 
 private object Cols {
   def string(name: String): AttributeReference = AttributeReference(name, StringType)()
@@ -34,13 +34,19 @@ case class CreateStreamCommand(
     val rowtime = opts.getOrElse("rowtime", Streams.Rowtime)
     if (source) {
       val schema = session.sessionState.sqlParser.parseTableSchema(columns)
-      if (!schema.exists(_.name.equalsIgnoreCase(rowtime))) throw new IllegalArgumentException(
-        s"stream $qualified has no rowtime: declare a TIMESTAMP column ${Streams.Rowtime}, or name one with rowtime = 'column'")
-      if (!rowtime.equalsIgnoreCase(Streams.Rowtime)) throw new IllegalArgumentException(
-        s"stream $qualified: rowtime = '$rowtime' is not supported yet; name the column ${Streams.Rowtime} in the files and the column list")
+      schema.find(_.name.equalsIgnoreCase(rowtime)) match {
+        case None if opts.contains("rowtime") => throw new IllegalArgumentException(
+          s"stream $qualified: rowtime = '$rowtime' names no column (it has ${schema.fieldNames.mkString(", ")})")
+        case None => throw new IllegalArgumentException(
+          s"stream $qualified has no rowtime: declare a TIMESTAMP column ${Streams.Rowtime}, or name one with rowtime = 'column'")
+        case Some(f) if f.dataType != TimestampType && f.dataType != TimestampNTZType => throw new IllegalArgumentException(
+          s"stream $qualified: its rowtime ${f.name} must be a TIMESTAMP, not ${f.dataType.sql}")
+        case _ =>
+      }
       opts.get("lateness").foreach { l =>
-        try session.sql(s"SELECT INTERVAL $l").collect() catch {
-          case e: Exception => throw new IllegalArgumentException(s"stream $qualified: bad lateness '$l': ${e.getMessage}")
+        try Streams.latenessOf(l) catch {
+          case e: Exception => throw new IllegalArgumentException(
+            s"stream $qualified: bad lateness '$l' (write it as '10 seconds'): ${e.getMessage}")
         }
       }
     }

@@ -2,7 +2,13 @@ package io.overjoin.streams
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.analysis.NamedStreamingRelation
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, SubqueryAlias}
+import org.apache.spark.sql.catalyst.util.IntervalUtils
+import org.apache.spark.sql.execution.datasources.LogicalRelation
+import org.apache.spark.sql.execution.streaming.runtime.StreamingRelation
+import org.apache.spark.unsafe.types.UTF8String
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import org.apache.spark.sql.types.{StructType, TimestampType}
 
@@ -35,6 +41,33 @@ object Streams {
   }
 
   def isStream(t: CatalogTable): Boolean = t.properties.contains(KindProperty)
+
+  /**
+   * The stream a join input reads directly (under its alias), with its declared rowtime column and
+   * lateness: as a stream (Spark's file source over the table) or replayed as a table.
+   */
+  def readBy(plan: LogicalPlan): Option[CatalogTable] = plan match {
+    case s: SubqueryAlias => readBy(s.child)
+    case n: NamedStreamingRelation => readBy(n.child)
+    case r: StreamingRelation => r.dataSource.catalogTable.filter(isStream)
+    case r: LogicalRelation => r.catalogTable.filter(isStream)
+    case _ => None
+  }
+
+  /** A source stream's `rowtime = 'column'`, when it names a column other than ROWTIME. */
+  def declaredRowtime(t: CatalogTable): Option[String] = t.properties.get(RowtimeProperty)
+
+  /** A source stream's `lateness = '10 seconds'`, in microseconds. */
+  def latenessMicros(t: CatalogTable): Option[Long] = t.properties.get(LatenessProperty).map(latenessOf)
+
+  /** `'10 seconds'`, `'1 minute'`, `'500 milliseconds'` ... (Spark's interval strings) in microseconds. */
+  def latenessOf(text: String): Long = {
+    val i = IntervalUtils.stringToInterval(UTF8String.fromString(text))
+    if (i.months != 0) throw new IllegalArgumentException(s"lateness '$text': months and years have no fixed length")
+    val micros = i.days * 86400000000L + i.microseconds
+    if (micros < 0) throw new IllegalArgumentException(s"lateness '$text' is negative")
+    micros
+  }
   def kind(t: CatalogTable): String = t.properties.getOrElse(KindProperty, "")
 
   def qualified(id: TableIdentifier): String =

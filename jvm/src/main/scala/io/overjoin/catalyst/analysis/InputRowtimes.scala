@@ -14,6 +14,7 @@ import io.overjoin.catalyst.plans.logical.{RowsWindow, RowtimeInput, TableInput,
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.model.{RowsFrame, WindowTvf}
+import io.overjoin.streams.Streams
 
 /**
  * Each join input's rowtime (docs/semantics.md §1) and what a stream input needs beside it: a
@@ -47,6 +48,7 @@ private[analysis] object InputRowtimes {
     val child = w.child
     val input = w.input
     val source = if (input.alias.isDefined) s"${input.name} (${input.source})" else input.source
+    val stream = Streams.readBy(child)
     val rowtime = chooseRowtime(w, source)
     rowtime.dataType match {
       case TimestampType | TimestampNTZType =>
@@ -55,7 +57,9 @@ private[analysis] object InputRowtimes {
     if (input.window.frame.isInstanceOf[RowsFrame] && child.isStreaming && !OverjoinConf.ownJoinOperator()) {
       throw OverjoinErrors.rowsWindowOnStream(input.origin, source)
     }
-    val watermarked = if (child.isStreaming) watermark(child, rowtime, source, latenessMicros) else child
+    // A stream of CREATE STREAM ... WITH (lateness = '...') keeps its own (docs/semantics.md §10).
+    val lateness = stream.flatMap(Streams.latenessMicros).getOrElse(latenessMicros)
+    val watermarked = if (child.isStreaming) watermark(child, rowtime, source, lateness) else child
     val rt = watermarked.output.find(_.exprId == rowtime.exprId).get
     // A row without a rowtime is in no window at any time: it can neither match nor be emitted.
     val present = Filter(IsNotNull(rt), watermarked)
@@ -82,7 +86,11 @@ private[analysis] object InputRowtimes {
               s"${parts.mkString(".")}, which is not one of its columns (${child.output.map(_.name).mkString(", ")})")
           }
         case None =>
-          declaredRowtime(child.output)
+          // Rule 2 of §1 also covers a stream's declared rowtime: CREATE STREAM ... WITH (rowtime = 'col').
+          val declaredByStream = Streams.readBy(child).flatMap(Streams.declaredRowtime)
+            .filterNot(_ => child.output.exists(_.metadata.contains(EventTimeWatermark.delayKey)))
+            .flatMap(c => child.output.find(_.name.equalsIgnoreCase(c)))
+          declaredByStream.orElse(declaredRowtime(child.output))
             .orElse(input.asofTime.flatMap(c => child.output.find(_.name.equalsIgnoreCase(c))))
             .getOrElse(throw OverjoinErrors.noRowtime(input.origin, input.name, input.source))
       }
