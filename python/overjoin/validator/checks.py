@@ -10,8 +10,8 @@ from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 from overjoin import dialect as D
+from overjoin import intervals
 from overjoin.validator.common import (
-    _FLOOR_UNITS,
     _check_duplicate_windows,
     _is_timestamp,
     _names,
@@ -375,8 +375,8 @@ def _check_time_floors(block: Block, reporter: Reporter, tokens: list[Token]) ->
                 for key in ("unit", "to"):
                     word = (pair.args.get(key) or "").upper()
                     where = D.pos(pair, key)
-                    if word.rstrip("S") in ("YEAR", "MONTH", "QUARTER") and where is not None:
-                        unit = word.rstrip("S")
+                    unit = intervals.base_unit(word) if word else ""
+                    if unit in intervals.lexicon()["variableUnits"] and where is not None:
                         token = _token_at(tokens, where[0])
                         if token is not None:
                             _syntax_error(
@@ -399,7 +399,7 @@ def _check_time_floors(block: Block, reporter: Reporter, tokens: list[Token]) ->
                     )
         else:
             unit = node.args["to"].name.upper()
-            if unit.rstrip("S") not in _FLOOR_UNITS:
+            if intervals.base_unit(unit) not in intervals.lexicon()["floorUnits"]:
                 token = next(
                     (
                         t
@@ -409,7 +409,7 @@ def _check_time_floors(block: Block, reporter: Reporter, tokens: list[Token]) ->
                     None,
                 )
                 if token is not None:
-                    _syntax_error(reporter, token, f"expected a unit ({', '.join(_FLOOR_UNITS)})")
+                    _syntax_error(reporter, token, f"expected a unit ({', '.join(intervals.lexicon()['floorUnits'])})")
 
 
 def _text_of(reporter: Reporter, node: D.WindowInterval) -> str:

@@ -114,9 +114,6 @@ def _time_floors(select: exp.Select) -> Iterator[exp.Expr]:
             yield node
 
 
-_FLOOR_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND")
-
-
 def _own_columns(select: exp.Select) -> Iterator[exp.Column]:
     """Columns of ``select`` itself: not in nested queries, join windows or watermarks."""
     skip = (exp.Subquery, exp.Select, D.JoinWindow, D.NamedJoinWindow, D.Watermark, exp.Lambda, exp.Window)

@@ -38,6 +38,8 @@ object Lexicon {
   lazy val fieldShown: Map[String, String] =
     root.get("fieldShown").fields().asScala.map(e => e.getKey -> e.getValue.asText()).toMap
   lazy val maxPrecision: Int = root.get("maxPrecision").asInt()
+  /** The units of `FLOOR(ts TO unit)` (docs/semantics.md §11). */
+  lazy val floorUnits: Seq[String] = strings("floorUnits")
 
   /** An `expected` message of the lexicon with its `<name>` placeholders filled. */
   def expected(key: String, params: (String, String)*): String =

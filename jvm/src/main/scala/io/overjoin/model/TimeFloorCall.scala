@@ -21,6 +21,6 @@ final case class TimeFloorCall(
 }
 
 object TimeFloorCall {
-  /** The units `FLOOR(ts TO unit)` takes: those of Spark's `date_trunc` that KDA and s-Server write. */
-  val FloorUnits: Seq[String] = Seq("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND")
+  /** The units `FLOOR(ts TO unit)` takes (the shared lexicon's `floorUnits`). */
+  def FloorUnits: Seq[String] = Lexicon.floorUnits
 }

@@ -3,7 +3,7 @@ package io.overjoin.parser
 import scala.collection.mutable.ArrayBuffer
 
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.model.{Replacement, TimeFloorCall}
+import io.overjoin.model.{Lexicon, Replacement, TimeFloorCall}
 
 /**
  * The production `time-floor` of docs/syntax.md: Kinesis Data Analytics' and s-Server's
@@ -68,7 +68,7 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
       return TimeFloorCall(0, "STEP", text, stepNumber = Some(v.text))
     }
     if (!v.isWord("INTERVAL")) c.syntax(sep + 1, "an interval such as INTERVAL '60' SECOND, or a number")
-    (sep + 1 until close).find(k => tokens(k).isWordIn(Set("YEAR", "YEARS", "MONTH", "MONTHS", "QUARTER", "QUARTERS")))
+    (sep + 1 until close).find(k => tokens(k).kind == TokenKind.Word && Lexicon.variableUnits.contains(Lexicon.baseUnit(tokens(k).text)))
       .foreach { k =>
         throw OverjoinErrors.syntaxDetail(c.span(tokens(k)), s"'${tokens(k).text}'",
           s"STEP takes an interval of fixed length (SECOND, MINUTE, HOUR or DAY); " +
