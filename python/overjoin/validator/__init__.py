@@ -18,7 +18,8 @@ How it works:
    Other query blocks are plain Spark SQL and get only the syntax check (and Spark's own rule that
    a window name is defined once).
 
-The block model built here (:func:`block_model`) is also what :mod:`overjoin.explain` describes.
+The block model built here (:func:`block_model`, with each input's window from
+:func:`resolve_windows`) is also what :mod:`overjoin.explain` describes.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ import sys
 from collections.abc import Iterator
 
 from overjoin.validator.checks import (
-    _check_tree,
+    check_tree,
+    resolve_windows,
 )
 from overjoin.validator.diagnostics import (
     Diagnostic,
@@ -65,6 +67,7 @@ __all__ = [
     "block_model",
     "parse_statements",
     "render",
+    "resolve_windows",
     "validate",
 ]
 
@@ -94,7 +97,7 @@ def validate(
         try:
             for statement in parse_statements(sql, reporter, double_quoted_identifiers):
                 if statement.tree is not None:
-                    _check_tree(statement, reporter, SchemaIndex(schemas) if schemas else None)
+                    check_tree(statement, reporter, SchemaIndex(schemas) if schemas else None)
         except RecursionError:
             reporter.add("OVERJOIN_STATEMENT_TOO_COMPLEX", (0, 0), depth=_depth(sql))
         except Exception as error:
