@@ -61,7 +61,7 @@ fmt: dev
 	$(PY) -m ruff format $(SOURCES)
 	$(PY) -m ruff check --fix $(SOURCES)
 
-## types: mypy over the package (settings in pyproject.toml).
+## types: mypy: the package strictly, tests, bench and build_backend as annotated (pyproject.toml).
 types: dev
 	PYTHONPATH=python $(PY) -m mypy
 

@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     statements = _statements()
     runs: dict[str, list[float]] = {"with overjoin": [], "without": []}
-    rows = []
+    rows: list[str] = []
     for pair in range(args.pairs):
         order = [True, False] if pair % 2 == 0 else [False, True]
         for extension in order:

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     spark = overjoin.session(**{"spark.master": "local[1]", "spark.ui.enabled": "false", "spark.driver.memory": "4g"})
     spark.sparkContext.setLogLevel("OFF")
     jvm_outcome(spark, "SELECT 1")
-    counts = {"jvm": Counter(), "validator": Counter()}
+    counts: dict[str, Counter[str]] = {"jvm": Counter(), "validator": Counter()}
     times: dict[str, list[float]] = {"jvm": [], "validator": []}
     failures: list[str] = []
     OUT.mkdir(parents=True, exist_ok=True)

@@ -423,7 +423,7 @@ def as_tuples(outs: Sequence[Out], aliases: Sequence[str], column: str = "id") -
     With a unique ``id`` per input row this identifies every output row exactly, so two sorted
     lists are equal iff the outputs are equal as multisets.
     """
-    tuples = [(o.rowtime, *(None if o.rows.get(a) is None else o.rows[a][column] for a in aliases)) for o in outs]
+    tuples = [(o.rowtime, *(None if (row := o.rows.get(a)) is None else row[column] for a in aliases)) for o in outs]
     return sorted(tuples, key=sort_key)
 
 
