@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- command: `.venv/bin/python bench/fuzz.py --n {args.n} --start {args.start}`",
-        f"- machine: {platform.machine()}, Python {platform.python_version()}; wall time {time.time() - started:,.0f} s",
+        f"- machine: {platform.machine()}, Python {platform.python_version()}; "
+        f"wall time {time.time() - started:,.0f} s",
         "",
         "| parser | parsed | refused with a condition | crashed | hung (> 5 s) | median ms | p99 ms | max ms |",
         "|---|---|---|---|---|---|---|---|",
