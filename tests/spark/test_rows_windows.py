@@ -58,7 +58,7 @@ def test_rows_windows_match_the_reference_model(spark, seed):
 
 
 def _partitioned_outer_cases(count: int) -> list[Case]:
-    """Generated outer joins whose every input has a partitioned ROWS window (section 8: a padded
+    """Generated outer joins whose every input has a partitioned ROWS window (§8: a padded
     row of a kept side with a partitioned ROWS window comes out when its partition's window
     closes; replay knows every end)."""
     cases: list[Case] = []
