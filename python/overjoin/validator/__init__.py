@@ -110,7 +110,12 @@ def validate(
 @contextlib.contextmanager
 def _deep_recursion(limit: int = 20000) -> Iterator[None]:
     """sqlglot's parser recurses a dozen frames per level of parentheses: allow it deep nesting
-    (Python 3.11 runs Python-to-Python calls off the C stack), then put the limit back."""
+    (Python 3.11 runs Python-to-Python calls off the C stack), then put the limit back. Python 3.10
+    keeps its own limit: its frames are on the C stack, and deep nesting would crash the interpreter
+    instead of raising RecursionError (reported as OJ002)."""
+    if sys.version_info < (3, 11):
+        yield
+        return
     previous = sys.getrecursionlimit()
     if previous < limit:
         sys.setrecursionlimit(limit)
