@@ -44,6 +44,7 @@ bench: install
 
 ## dev: install the development tools (ruff, mypy, pytest, sqlglot) without building anything.
 dev: $(PY)
+	$(PIP) install --quiet 'tomli; python_version < "3.11"'
 	$(PY) build_backend/requirements_of.py dev > $(VENV)/dev-requirements.txt
 	$(PIP) install --quiet -r $(VENV)/dev-requirements.txt
 
@@ -61,12 +62,13 @@ fmt: dev
 	$(PY) -m ruff format $(SOURCES)
 	$(PY) -m ruff check --fix $(SOURCES)
 
-## types: mypy over the package (settings in pyproject.toml).
+## types: mypy: the package strictly, tests, bench and build_backend as annotated (pyproject.toml).
 types: dev
 	PYTHONPATH=python $(PY) -m mypy
 
 ## check: lint, types and unit tests: what CI runs before the full suite.
 check: lint types unit
 
+## clean: remove the virtual environment, build outputs and tool caches.
 clean:
 	rm -rf $(VENV) build dist python/overjoin/jars python/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -6,7 +6,7 @@ The same join, on the same generated input, two ways, in one SparkSession:
                  FROM l OVER (RANGE INTERVAL '<W>' SECOND PRECEDING) AS a JOIN r AS b ON a.k = b.k
   (b) by hand:   the DataFrame API as a Spark user writes it: withWatermark on both inputs and an
                  interval condition in the join, with what overjoin generates made explicit: a
-                 watermark delay of 1 ms (overjoin's lateness 0 + its 1 ms, see docs/semantics.md),
+                 watermark delay of 1 ms (overjoin's lateness 0 + its 1 ms, see docs/semantics.md §8),
                  the interval ``a.t <= b.t AND b.t <= a.t + W`` and ROWTIME = greatest(a.t, b.t).
 
 Both run on Spark's own join operator (``spark.overjoin.join.operator = spark``): this benchmark
@@ -129,7 +129,7 @@ def handwritten_query(spark: Any, folder: Path, window_s: int) -> Any:
             spark.readStream.schema("id BIGINT, k INT, rowtime TIMESTAMP")
             .option("maxFilesPerTrigger", 1)
             .parquet(str(folder / source))
-            # overjoin's lateness 0 becomes a 1 ms delay (docs/semantics.md): the same here.
+            # overjoin's lateness 0 becomes a 1 ms delay (docs/semantics.md §8): the same here.
             .withWatermark("rowtime", "1 millisecond")
             .alias(alias)
         )

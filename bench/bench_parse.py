@@ -5,13 +5,13 @@ Usage::
     .venv/bin/python bench/bench_parse.py [--rounds 30] [--pairs 3] [--no-write]
 
 Plain statements (every ``spark_*`` entry of the shared corpus, plus queries over a few views:
-joins, window functions, aggregations, CTEs, subqueries) are parsed and analyzed by
-Spark's session state (commands are not run) in a JVM with overjoin's extension and in one without it. The two run as separate
-processes, alternating ``--pairs`` times, each timing ``--rounds`` rounds after a warm-up. What is
-compared is the CPU time, per round, of the JVM thread that parses and analyzes (the thread py4j
-pins to the benchmark's Python thread), not wall time: the machine is shared, and the thread's CPU
-time leaves out other processes and Spark's background threads. The target is an overhead below 2 %. Results go to the ``Plain SQL
-overhead`` section of ``bench/RESULTS.md``.
+joins, window functions, aggregations, CTEs, subqueries) are parsed and analyzed by Spark's session
+state (commands are not run) in a JVM with overjoin's extension and in one without it. The two run
+as separate processes, alternating ``--pairs`` times, each timing ``--rounds`` rounds after a
+warm-up. What is compared is the CPU time, per round, of the JVM thread that parses and analyzes
+(the thread py4j pins to the benchmark's Python thread), not wall time: the machine is shared, and
+the thread's CPU time leaves out other processes and Spark's background threads. The target is an
+overhead below 2 %. Results go to the ``Plain SQL overhead`` section of ``bench/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     statements = _statements()
     runs: dict[str, list[float]] = {"with overjoin": [], "without": []}
-    rows = []
+    rows: list[str] = []
     rule_share: list[float] = []
     for pair in range(args.pairs):
         order = [True, False] if pair % 2 == 0 else [False, True]
@@ -143,10 +143,10 @@ def main(argv: list[str] | None = None) -> int:
         [
             f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
             f"- command: `.venv/bin/python bench/bench_parse.py --rounds {args.rounds} --pairs {args.pairs}`",
-            f"- machine: {os.cpu_count()} CPUs; CPU time of the parsing JVM thread per round, after 10 warm-up rounds; "
-            "separate processes alternating",
-            f"- workload: {len(statements)} plain statements (the corpus's `spark_*` entries and {len(QUERIES)} queries "
-            "over views), each parsed and analyzed (commands not run) once per round",
+            f"- machine: {os.cpu_count()} CPUs; CPU time of the parsing JVM thread per round, "
+            "after 10 warm-up rounds; separate processes alternating",
+            f"- workload: {len(statements)} plain statements (the corpus's `spark_*` entries and "
+            f"{len(QUERIES)} queries over views), each parsed and analyzed (commands not run) once per round",
             "",
             "| process | variant | median CPU ms per round |",
             "|---|---|---|",

@@ -22,9 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
-from corpus_loader import load_corpus
+from tests.corpus_loader import load_corpus
 
 sys.path.insert(0, str(ROOT / "bench"))
 from _results import replace_section

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     spark = overjoin.session(**{"spark.master": "local[1]", "spark.ui.enabled": "false", "spark.driver.memory": "4g"})
     spark.sparkContext.setLogLevel("OFF")
     jvm_outcome(spark, "SELECT 1")
-    counts = {"jvm": Counter(), "validator": Counter()}
+    counts: dict[str, Counter[str]] = {"jvm": Counter(), "validator": Counter()}
     times: dict[str, list[float]] = {"jvm": [], "validator": []}
     failures: list[str] = []
     OUT.mkdir(parents=True, exist_ok=True)
@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- command: `.venv/bin/python bench/fuzz.py --n {args.n} --start {args.start}`",
-        f"- machine: {platform.machine()}, Python {platform.python_version()}; wall time {time.time() - started:,.0f} s",
+        f"- machine: {platform.machine()}, Python {platform.python_version()}; "
+        f"wall time {time.time() - started:,.0f} s",
         "",
         "| parser | parsed | refused with a condition | crashed | hung (> 5 s) | median ms | p99 ms | max ms |",
         "|---|---|---|---|---|---|---|---|",

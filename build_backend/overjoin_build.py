@@ -120,6 +120,13 @@ def compile_jar(force: bool = False, log=print) -> Path:
     return JAR
 
 
+def clean_build_lib() -> None:
+    """Empty setuptools' staging folder ``build/lib``: setuptools copies the package there and never
+    removes what the source tree no longer has, so a module that became a package (``dialect.py``
+    -> ``dialect/``) would go into every later wheel beside it."""
+    shutil.rmtree(ROOT / "build" / "lib", ignore_errors=True)
+
+
 # PEP 517 hooks: setuptools', with the jar compiled first.
 get_requires_for_build_sdist = _setuptools.get_requires_for_build_sdist
 get_requires_for_build_wheel = _setuptools.get_requires_for_build_wheel
@@ -133,6 +140,7 @@ def build_wheel(
     wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
 ) -> str:
     compile_jar(log=lambda m: print(m, file=sys.stderr))
+    clean_build_lib()
     return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
 
 

@@ -1,6 +1,6 @@
 """Print the requirements of overjoin's optional extras (and, with ``--core``, of the package itself),
 one per line, for ``pip install -r``: ``make check`` installs its tools this way without building
-the JVM extension. Needs Python 3.11 or later (``tomllib``).
+the JVM extension. Python 3.10 needs ``tomli`` (``make dev`` installs it there).
 
     python build_backend/requirements_of.py [--core] EXTRA ...
 """
@@ -8,8 +8,12 @@ the JVM extension. Needs Python 3.11 or later (``tomllib``).
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 
 def main(argv: list[str]) -> int:

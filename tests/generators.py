@@ -271,8 +271,7 @@ def random_case(seed: int) -> Case:
     kinds = tuple(rng.choices(_KINDS, weights=_KIND_WEIGHTS)[0] for _ in range(n_inputs - 1))
     conditions: list[tuple[str, str] | None] = []
     for j, kind in enumerate(kinds):
-        right = ALIASES[j + 1]
-        conditions.append(None if kind == "CROSS" else (rng.choice(ALIASES[: j + 1]), right))
+        conditions.append(None if kind == "CROSS" else (rng.choice(ALIASES[: j + 1]), ALIASES[j + 1]))
     keys = rng.randint(1, 3)
     span = rng.randint(4, 24)
 

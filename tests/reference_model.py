@@ -7,15 +7,15 @@ implements.
 Vocabulary:
 
 * An :class:`Input` is one join input: an alias, its rows *in arrival order*, the name of its
-  rowtime column (section 1) and its :class:`Window` (section 2).
-* :func:`life_interval` gives a row's life interval ``L(x)`` (section 3) as an :class:`Interval`.
-* :func:`evaluate` joins the inputs left-deep with a list of :class:`Join` (section 4) and returns
+  rowtime column (§1) and its :class:`Window` (§2).
+* :func:`life_interval` gives a row's life interval ``L(x)`` (§3) as an :class:`Interval`.
+* :func:`evaluate` joins the inputs left-deep with a list of :class:`Join` (§4) and returns
   :class:`Out` rows: the output ``ROWTIME`` plus ``{alias: row or None}``.
 * :func:`as_tuples` / :func:`multiset` turn outputs into comparable tuples.
 
 Decisions the contract leaves to the implementation, taken as the JVM takes them:
 
-* A row whose rowtime is NULL is in no window at any time (docs/semantics.md): it never matches,
+* A row whose rowtime is NULL is in no window at any time (docs/semantics.md §1): it never matches,
   it is never emitted (not even null-padded by an outer join) and it does not count as a "later
   row" for a ROWS window. The JVM filters such rows out before the join.
 * A row whose life interval is empty (possible only with ROWS windows: ``ROWS CURRENT ROW`` and a
@@ -76,7 +76,7 @@ JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "CROSS")
 
 
 # ------------------------------------------------------------------------------------------------
-# Section 2: windows
+# §2: windows
 
 
 @dataclass(frozen=True)
@@ -119,12 +119,12 @@ class Window:
 
 
 CURRENT_ROW = Window("RANGE", timedelta(0))
-"""``RANGE CURRENT ROW``: what an input without ``OVER`` gets (section 2)."""
+"""``RANGE CURRENT ROW``: what an input without ``OVER`` gets (§2)."""
 
 
 @dataclass
 class Input:
-    """One join input (section 1). ``rows`` are in arrival order; ``rowtime`` names the column."""
+    """One join input (§1). ``rows`` are in arrival order; ``rowtime`` names the column."""
 
     name: str
     rows: list[Row]
@@ -151,7 +151,7 @@ class Join:
 
 
 # ------------------------------------------------------------------------------------------------
-# Section 3: life intervals
+# §3: life intervals
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def _partition(row: Row, window: Window) -> tuple[Any, ...]:
 
 
 def life_interval(inp: Input, index: int) -> Interval | None:
-    """``L(x)`` of ``inp.rows[index]`` (section 3); None when its rowtime is NULL (in no window).
+    """``L(x)`` of ``inp.rows[index]`` (§3); None when its rowtime is NULL (in no window).
 
     * RANGE a, b: ``[x.t + b, x.t + a]``, both ends included.
     * ROWS n: ``[x.t, s.t)`` where ``s`` is the (n+1)-th row after ``x`` in the input's order
@@ -226,7 +226,7 @@ def life_intervals(inp: Input) -> list[Interval | None]:
 
 
 # ------------------------------------------------------------------------------------------------
-# Section 4: join output
+# §4: join output
 
 
 @dataclass
@@ -240,7 +240,7 @@ class Out:
 @dataclass
 class _Partial:
     """A row of a (partial) left-deep join: its rows, its life interval and its ``ROWTIME``
-    (section 4, multi-way joins)."""
+    (§4, multi-way joins)."""
 
     rows: dict[str, Row | None]
     life: Interval
@@ -250,7 +250,7 @@ class _Partial:
 def evaluate(inputs: Sequence[Input], joins: Sequence[Join]) -> list[Out]:
     """All output rows of ``inputs[0] joins[0] inputs[1] joins[1] inputs[2] ...`` (left-deep).
 
-    Section 4, step by step, for each join of the rows so far (``r``) with the next input (``y``).
+    §4, step by step, for each join of the rows so far (``r``) with the next input (``y``).
     An input row ``x`` has ``ROWTIME = start L(x)``.
 
     * matched: ``on`` is true and ``L(r) ∩ L(y)`` is non-empty; the new row's life interval is that
@@ -260,7 +260,7 @@ def evaluate(inputs: Sequence[Input], joins: Sequence[Join]) -> list[Out]:
     * RIGHT/FULL: each ``y`` with no match, null-padded: ``L = L(y)``, ``ROWTIME = end L(y)``.
 
     An end that is +infinity (a ROWS window that never closed in this finite input) counts as the
-    largest rowtime of any input (section 4).
+    largest rowtime of any input (§4).
     """
     if len(inputs) < 2 or len(joins) != len(inputs) - 1:
         raise ValueError(f"{len(inputs)} inputs need {len(inputs) - 1} joins, got {len(joins)}")
@@ -351,7 +351,7 @@ def equi(left: str, left_column: str, right: str, right_column: str) -> Conditio
 
 
 # ------------------------------------------------------------------------------------------------
-# Section 11: tumbling windows (STEP and FLOOR ... TO in GROUP BY)
+# §11: tumbling windows (STEP and FLOOR ... TO in GROUP BY)
 
 _EPOCH = datetime(1970, 1, 1)
 
@@ -423,7 +423,7 @@ def as_tuples(outs: Sequence[Out], aliases: Sequence[str], column: str = "id") -
     With a unique ``id`` per input row this identifies every output row exactly, so two sorted
     lists are equal iff the outputs are equal as multisets.
     """
-    tuples = [(o.rowtime, *(None if o.rows.get(a) is None else o.rows[a][column] for a in aliases)) for o in outs]
+    tuples = [(o.rowtime, *(None if (row := o.rows.get(a)) is None else row[column] for a in aliases)) for o in outs]
     return sorted(tuples, key=sort_key)
 
 

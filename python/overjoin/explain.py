@@ -29,14 +29,12 @@ from overjoin.validator import (
     Diagnostic,
     Input,
     JoinStep,
-    Reporter,
-    Text,
     Window,
     block_model,
     parse_statements,
+    resolve_windows,
     validate,
 )
-from overjoin.validator.checks import Context
 
 __all__ = ["Explanation", "InputReport", "explain", "format_explanations"]
 
@@ -108,10 +106,7 @@ def _explain_tree(source: str, tree: exp.Expr) -> Explanation:
 
 def _resolve(block: Block) -> None:
     """Fill each input's window and rowtime column (the validator has accepted the query)."""
-
-    sql = block.select.sql(dialect=D.dialect_for())
-    ctx = Context(block, Reporter(Text(sql)), [], None)
-    ctx._resolve_windows()
+    resolve_windows(block, block.select.sql(dialect=D.dialect_for()))
     for item in block.inputs:
         order = item.window.order_column if item.window else None
         if order:

@@ -23,4 +23,4 @@ def late_rows(query: Any) -> int:
     sc = SparkContext._active_spark_context
     if sc is None:
         raise RuntimeError("late_rows() needs the SparkContext that runs the query")
-    return int(sc._jvm.io.overjoin.streaming.LateRows.total(str(query.id)))  # type: ignore[union-attr]
+    return int(sc._jvm.io.overjoin.streaming.LateRows.total(str(query.id)))

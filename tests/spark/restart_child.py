@@ -2,13 +2,14 @@
 
     python -m tests.spark.restart_child SPEC.json
 
-``SPEC`` names a generated case (``kind`` and ``seed``, see :func:`case_for`) or gives the query
-and its micro-batches itself (``sql``, ``schemas`` per view and ``batches``: view -> JSON rows), the
-folders of its inputs, the sink and checkpoint folders, and the session's settings. The child starts its own SparkSession with overjoin, starts
-the case's query into a Parquet sink, and feeds the case's micro-batches one by one. It prints
-``JVMPID <pid>`` once the session is up, ``WROTE <i>`` after writing batch ``i``'s files and
-``DONE <i>`` once the query has processed them; the test kills its JVM with SIGKILL at some point
-and finishes the stream itself from the same checkpoint (tests/spark/test_restart.py).
+``SPEC`` names a generated case (``kind`` and ``seed``, see :func:`case_for`) or gives the query and
+its micro-batches itself (``sql``, ``schemas`` per view and ``batches``: view -> JSON rows), the
+folders of its inputs, the sink and checkpoint folders, and the session's settings. The child starts
+its own SparkSession with overjoin, starts the case's query into a Parquet sink, and feeds the
+case's micro-batches one by one. It prints ``JVMPID <pid>`` once the session is up, ``WROTE <i>``
+after writing batch ``i``'s files and ``DONE <i>`` once the query has processed them; the test kills
+its JVM with SIGKILL at some point and finishes the stream itself from the same checkpoint
+(tests/spark/test_restart.py).
 """
 
 from __future__ import annotations

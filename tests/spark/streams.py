@@ -50,7 +50,7 @@ class StreamRun:
     """What a streaming run produced: the new rows of every micro-batch, and its progress."""
 
     batches: list[list[Any]] = field(default_factory=list)
-    progress: list[dict[str, Any]] = field(default_factory=list)
+    progress: list[Any] = field(default_factory=list)  # StreamingQueryProgress: keys or attributes
 
     @property
     def rows(self) -> list[Any]:

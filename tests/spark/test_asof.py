@@ -4,6 +4,7 @@ which is an exact acceptance case."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 from pyspark.errors import AnalysisException, ParseException
@@ -133,7 +134,7 @@ def test_asof_of_a_stream_with_a_table_matches_replay(spark, op, kind):
     rng = random.Random(hash((op, kind)) % 1000)
     base = t("09:00")
     keys = ["A", "B", None]
-    xs = sorted(
+    xs: list[dict[str, Any]] = sorted(
         ({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 60)), "v": i} for i in range(30)),
         key=lambda r: r["ts"],
     )
@@ -207,12 +208,12 @@ def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
     base = t("09:00")
     # NULL keys on both sides: an equality with NULL is never true, so they never match.
     keys = ["A", "B", None]
-    xs = sorted(
+    xs: list[dict[str, Any]] = sorted(
         ({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 60)), "v": i} for i in range(12)),
         key=lambda r: r["ts"],
     )
     # Distinct times per key on the y side, so "latest arrival" never has to break a tie here.
-    ys = sorted(
+    ys: list[dict[str, Any]] = sorted(
         (
             {"k": k, "ts": base + dt.timedelta(seconds=s), "w": 100 + n}
             for n, (k, s) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 60)) for _ in range(10)}, key=str))

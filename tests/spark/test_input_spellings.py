@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def at(s: int) -> dt.datetime:
 
 # Rows arrive in rowtime order except one late-but-within-10s row in the third batch (r@95 after
 # r@100): the declared lateness keeps it. The last batch moves the watermark past every window.
-BATCHES = [
+BATCHES: list[dict[str, list[dict[str, Any]]]] = [
     {"l": [{"k": 1, "id": 1, "ts": at(0)}, {"k": 2, "id": 2, "ts": at(10)}], "r": [{"k": 1, "id": 101, "ts": at(5)}]},
     {
         "l": [{"k": 1, "id": 3, "ts": at(60)}],

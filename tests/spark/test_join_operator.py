@@ -15,7 +15,7 @@ from datetime import timedelta
 import pytest
 
 from tests.generators import SCHEMA, T0, Case, describe
-from tests.reference_model import CURRENT_ROW, Window, multiset
+from tests.reference_model import CURRENT_ROW, Row, Window, multiset
 from tests.spark.streams import make_stream, run_stream
 
 pytestmark = pytest.mark.streaming
@@ -36,6 +36,7 @@ def edge_case(kind: str, window_on: str) -> tuple[Case, list[dict[str, list[dict
     late_enough = _row(1003, 1, 5)  # still on time (5 s > 4 s), meets w at 5 s
     windowed = (Window.range(5 * SEC), "RANGE INTERVAL '5' SECOND PRECEDING")
     plain = (CURRENT_ROW, "")
+    rows: tuple[tuple[Row, ...], ...]
     if window_on == "b":
         windows, rows = (plain, windowed), ((fill1, fill2, late_enough), (w, fill_w))
         batches = [{"ga": [fill1], "gb": [w, fill_w]}, {"ga": [fill2], "gb": []}, {"ga": [late_enough], "gb": []}]

@@ -42,7 +42,7 @@ COUNT = int(os.environ.get("OVERJOIN_RESTART_SEEDS", "6"))
 def _cases(count: int, *, chained_outer: bool) -> list[int]:
     """Seeds of generated cases with at least two micro-batches; with ``chained_outer``, three
     inputs whose first join is an outer join (its padded rows feed the second join)."""
-    seeds = []
+    seeds: list[int] = []
     seed = 5000
     while len(seeds) < count:
         case = random_case(seed)
@@ -252,11 +252,11 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
     rng = random.Random(11 if op == "<=" else 12)
     base = dt.datetime(2024, 1, 1, 9, 0)
     keys = ["A", "B", "C", None]
-    xs = sorted(
+    xs: list[dict[str, Any]] = sorted(
         ({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 80)), "v": i} for i in range(30)),
         key=lambda r: r["ts"],
     )
-    ys = sorted(
+    ys: list[dict[str, Any]] = sorted(
         (
             {"k": k, "ts": base + dt.timedelta(seconds=s), "w": 100 + n}
             for n, (k, s) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 80)) for _ in range(25)}, key=str))
@@ -331,11 +331,11 @@ def _asof_data(op: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], lis
     rng = random.Random(21 if op == "<=" else 22)
     base = dt.datetime(2024, 1, 1, 9, 0)
     keys = ["A", "B", "C", None]
-    xs = sorted(
+    xs: list[dict[str, Any]] = sorted(
         ({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 80)), "v": i} for i in range(40)),
         key=lambda r: r["ts"],
     )
-    ys = sorted(
+    ys: list[dict[str, Any]] = sorted(
         (
             {"k": k, "ts": base + dt.timedelta(seconds=t), "w": 100 + n}
             for n, (k, t) in enumerate(sorted({(rng.choice(keys), rng.randint(0, 80)) for _ in range(30)}, key=str))
@@ -383,7 +383,7 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
 
         rng = random.Random(31)
         base = dt.datetime(2024, 1, 1, 9, 0)
-        rows = sorted(
+        rows: list[dict[str, Any]] = sorted(
             (
                 {
                     "id": i,

@@ -317,7 +317,9 @@ def test_each_stream_hint_fixes_the_query(spark, code, bad, fixed, setting):
     finally:
         if setting:
             spark.conf.unset(setting[0])
-    rows = [{"id": 10 * i + j, "k": 1, "rowtime": T0 + (2 * j + i) * SEC} for i in range(1, 4) for j in range(3)]
+    rows: list[dict[str, Any]] = [
+        {"id": 10 * i + j, "k": 1, "rowtime": T0 + (2 * j + i) * SEC} for i in range(1, 4) for j in range(3)
+    ]
     batch = {n: [r for r in rows if r["id"] // 10 == i] for i, n in enumerate(names.values(), 1)}
     far = [
         {n: [{"id": 9000 + m, "k": 99, "rowtime": T0 + (1000 + 100 * m) * SEC}] for n in names.values()}

@@ -26,15 +26,20 @@ def with_rows_windows(case: Case) -> Case:
         form = rng.choice(["keep", "rows", "rows", "partitioned", "current", "between"])
         n = rng.randint(0, 3)
         if form == "keep":
-            windows.append(w), over.append(o)
+            windows.append(w)
+            over.append(o)
         elif form == "rows":
-            windows.append(Window.rows(n)), over.append(f"ROWS {n} PRECEDING")
+            windows.append(Window.rows(n))
+            over.append(f"ROWS {n} PRECEDING")
         elif form == "partitioned":
-            windows.append(Window.rows(n, ("k",))), over.append(f"PARTITION BY k ROWS {n} PRECEDING")
+            windows.append(Window.rows(n, ("k",)))
+            over.append(f"PARTITION BY k ROWS {n} PRECEDING")
         elif form == "current":
-            windows.append(Window.rows(0)), over.append("ROWS CURRENT ROW")
+            windows.append(Window.rows(0))
+            over.append("ROWS CURRENT ROW")
         else:
-            windows.append(Window.rows(n)), over.append(f"ROWS BETWEEN {n} PRECEDING AND CURRENT ROW")
+            windows.append(Window.rows(n))
+            over.append(f"ROWS BETWEEN {n} PRECEDING AND CURRENT ROW")
     return replace(case, windows=tuple(windows), over=tuple(over))
 
 
@@ -53,7 +58,7 @@ def test_rows_windows_match_the_reference_model(spark, seed):
 
 
 def _partitioned_outer_cases(count: int) -> list[Case]:
-    """Generated outer joins whose every input has a partitioned ROWS window (section 8: a padded
+    """Generated outer joins whose every input has a partitioned ROWS window (§8: a padded
     row of a kept side with a partitioned ROWS window comes out when its partition's window
     closes; replay knows every end)."""
     cases: list[Case] = []

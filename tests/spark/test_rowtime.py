@@ -1,4 +1,4 @@
-"""Rowtime resolution (docs/semantics.md §1) and the output ROWTIME column (section 4)."""
+"""Rowtime resolution (docs/semantics.md §1) and the output ROWTIME column (§4)."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ def test_stocks_inner_replay(spark, join):
 
 @pytest.mark.parametrize("join", ["LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "LEFT OUTER JOIN", "FULL OUTER JOIN"])
 def test_stocks_outer_joins_replay(spark, join):
-    # Section 9: the seed's NULL rows (GOOGL 1000, MSFT 100 at 05:03:15) have matches within the
+    # §9: the seed's NULL rows (GOOGL 1000, MSFT 100 at 05:03:15) have matches within the
     # minute, so every row matches and the outer joins return exactly the inner join's rows.
     load_tables(spark, [*STOCK_PRICE, IBM_200])
     assert tuples(spark.sql(QUERY.format(join=join)).collect()) == tuples(INNER + IBM_200_MATCHES)
@@ -184,7 +184,7 @@ def secs(s: int) -> dt.datetime:
     return dt.datetime(2024, 1, 1, 0, 0, 0) + dt.timedelta(seconds=s)
 
 
-# Section 9: customers is the left input. Frank (6 s) and the Computer (10 s) are within 5 s of
+# §9: customers is the left input. Frank (6 s) and the Computer (10 s) are within 5 s of
 # each other: matched at 10 s. John (20 s) has no order within 5 s: null-padded at 20 + 5 s.
 LENSES_EXPECTED = [(secs(10), "Frank", "Computer"), (secs(25), "John", None)]
 

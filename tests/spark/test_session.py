@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -19,6 +21,24 @@ def test_jar_is_inside_the_installed_package():
         names = set(z.namelist())
     assert "io/overjoin/OverjoinExtensions.class" in names
     assert "overjoin-error-conditions.json" in names
+
+
+def test_installed_package_registers_its_sqlglot_dialects():
+    # A fresh interpreter that has not imported overjoin: sqlglot loads the dialects through the
+    # `sqlglot.dialects` entry points of the installed package.
+    code = (
+        "import sys, sqlglot\n"
+        "sql = \"SELECT STREAM * FROM s OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS a\"\n"
+        "out = sqlglot.transpile(sql, read='overjoin', write='overjoin')[0]\n"
+        "assert 'overjoin' in sys.modules\n"
+        "print(out)\n"
+        "print(sqlglot.Dialect.get_or_raise('overjoindq').__class__.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
+    assert out.stdout.splitlines() == [
+        "SELECT STREAM * FROM s OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS a",
+        "OverjoinDQ",
+    ]
 
 
 def test_configure_rejects_what_is_not_a_builder():

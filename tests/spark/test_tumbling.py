@@ -169,8 +169,10 @@ def test_stream_join_then_tumbling_aggregation(spark, how: str) -> None:
     """KDA apps aggregate joined streams: the join's ROWTIME feeds the window (a LEFT join's
     unmatched rows too, with their own rowtime, docs/semantics.md §4)."""
     rng = random.Random(5)
-    a_rows = [{"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 7 * SEC} for i in range(40)]
-    b_rows = [
+    a_rows: list[Row] = [
+        {"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 7 * SEC} for i in range(40)
+    ]
+    b_rows: list[Row] = [
         {"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ROWTIME": T0 + i * 5 * SEC + 2 * SEC}
         for i in range(56)
     ]

@@ -119,7 +119,12 @@ class TestOtherCommands:
     def test_demo_passes_arguments(self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
         seen: list[list[str]] = []
         fake = types.ModuleType("overjoin.demo")
-        fake.main = lambda argv: seen.append(list(argv)) or 0  # type: ignore[attr-defined]
+
+        def fake_main(argv: list[str]) -> int:
+            seen.append(list(argv))
+            return 0
+
+        fake.main = fake_main  # type: ignore[attr-defined]
         monkeypatch.setitem(sys.modules, "overjoin.demo", fake)
         import overjoin
 

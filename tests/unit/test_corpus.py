@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from corpus_loader import CorpusEntry, load_corpus
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from overjoin.errors import catalogue
 from overjoin.validator import validate
+from tests.corpus_loader import CorpusEntry, load_corpus
 
 ENTRIES = load_corpus()
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"

@@ -7,11 +7,12 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from overjoin import dialect as D
+from overjoin.dialect.parser import OverjoinParser
 
 
 def parse(sql: str, dq: bool = False) -> exp.Expr:
     trees = D.dialect_for(dq).parse(sql)
-    assert len(trees) == 1
+    assert len(trees) == 1 and trees[0] is not None
     return trees[0]
 
 
@@ -134,10 +135,10 @@ class TestJoinWindows:
         sql = "SELECT * FROM a OVER (RANGE INTERVAL '1' MINUTE FOLLOWING) AS x"
         spec = parse(sql).args["from_"].this.args["join_window"].args["spec"]
         interval = spec.args["start"].this
-        start, end = D.pos(interval, "unit")
-        assert sql[start : end + 1] == "MINUTE"
-        start, end = D.pos(interval, "literal")
-        assert sql[start : end + 1] == "'1'"
+        unit, literal = D.pos(interval, "unit"), D.pos(interval, "literal")
+        assert unit is not None and literal is not None
+        assert sql[unit[0] : unit[1] + 1] == "MINUTE"
+        assert sql[literal[0] : literal[1] + 1] == "'1'"
 
     def test_subquery_with_window(self) -> None:
         tree = roundtrip("SELECT * FROM (SELECT * FROM s) OVER (RANGE 5s PRECEDING) AS a CROSS JOIN t")
@@ -252,9 +253,11 @@ class TestOtherConstructs:
 class TestErrors:
     def test_parse_error_keeps_the_token(self) -> None:
         parser = D.dialect_for().parser()
+        assert isinstance(parser, OverjoinParser)
         sql = "SELECT * FROM a OVER (RANGE INTERVAL '1' FORTNIGHT PRECEDING) AS x"
         with pytest.raises(ParseError):
             parser.parse(D.dialect_for().tokenize(sql), sql)
+        assert parser.oj_error is not None
         message, token, at_end = parser.oj_error
         assert token.text == "FORTNIGHT" and not at_end
         assert message == "Expected SECOND, MINUTE, HOUR or DAY"  # the token itself is named by OJ001

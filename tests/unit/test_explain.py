@@ -14,7 +14,9 @@ ORDERS = ("SELECT STREAM ROWTIME, o.orderId, o.ROWTIME AS orderTime FROM Shipmen
 def spark_tree(sql: str) -> exp.Expr:
     (result,) = explain(sql)
     assert result.spark_sql, result.notes
-    return D.dialect_for().parse(result.spark_sql)[0]
+    tree = D.dialect_for().parse(result.spark_sql)[0]
+    assert tree is not None
+    return tree
 
 
 def test_orders_shipments_rewrite() -> None:
@@ -42,6 +44,7 @@ def test_between_windows_and_outer_rowtime() -> None:
     sql = ("SELECT STREAM * FROM a OVER (RANGE BETWEEN INTERVAL '2' MINUTE PRECEDING AND INTERVAL '30' SECOND "
            "PRECEDING) AS x LEFT JOIN b OVER (RANGE 1m PRECEDING) AS y ON x.k = y.k")  # fmt: skip
     (result,) = explain(sql)
+    assert result.spark_sql is not None
     # y.t BETWEEN x.t + (b_X - a_Y) AND x.t + (a_X - b_Y) = x.t - 30s AND x.t + 120s
     assert (
         "y.rowtime BETWEEN x.rowtime - INTERVAL '30' SECOND AND x.rowtime + INTERVAL '120' SECOND" in result.spark_sql
@@ -68,6 +71,7 @@ def test_within_and_using() -> None:
 
 def test_order_by_column_is_the_rowtime() -> None:
     (result,) = explain("SELECT STREAM * FROM a OVER (ORDER BY ts RANGE 10m PRECEDING) AS x JOIN b ON x.k = b.k")
+    assert result.spark_sql is not None
     assert "b.rowtime BETWEEN x.ts + INTERVAL '0' SECOND AND x.ts + INTERVAL '600' SECOND" in result.spark_sql
     assert result.inputs[0].rowtime == "x.ts (ORDER BY of its window)"
 

@@ -1,6 +1,6 @@
 """The reference model (tests/reference_model.py) against hand-worked examples of docs/semantics.md.
 
-Every expected output here is worked out by hand from the contract's rules (sections 2-4), not
+Every expected output here is worked out by hand from the contract's rules (§2-4), not
 read from the model; the seed examples are the acceptance cases the contract names.
 """
 
@@ -63,7 +63,9 @@ def test_seed_000_orders_shipments() -> None:
         "o", [{"rowtime": hm(t), "orderId": i} for t, i in orders], "rowtime", Window.range(timedelta(hours=1))
     )
     out = evaluate([s_in, o_in], [Join("INNER", equi("o", "orderId", "s", "orderId"))])
-    got = sorted((r.rowtime, r.rows["o"]["orderId"], r.rows["o"]["rowtime"]) for r in out)
+    o_rows = [r.rows["o"] for r in out]
+    assert all(o is not None for o in o_rows)  # an inner join pads nothing
+    got = sorted((r.rowtime, o["orderId"], o["rowtime"]) for r, o in zip(out, o_rows) if o is not None)
     assert got == [
         (hm("10:30"), 101, hm("10:10")),
         (hm("10:45"), 100, hm("10:00")),
@@ -140,7 +142,7 @@ STOCKS_INNER = sorted(
         (ts("05:03:20"), "GOOGL", 1000, 100),
         (ts("05:03:20"), "GOOGL", 2000, 100),
         (ts("05:03:20"), "IBM", 2000, 100),
-        # Erratum (section 9): the seed prints 05:03:25 for these two. MSFT 1000 arrives at 05:03:28,
+        # Erratum (§9): the seed prints 05:03:25 for these two. MSFT 1000 arrives at 05:03:28,
         # after both MSFT prices (05:03:15, 05:03:25), so the later rowtime of each pair is 05:03:28.
         (ts("05:03:28"), "MSFT", 1000, 100),
         (ts("05:03:28"), "MSFT", 1000, 200),
@@ -166,7 +168,7 @@ def test_seed_001_inner_first_batch_is_the_rows_up_to_0520() -> None:
 
 @pytest.mark.parametrize("kind", ["LEFT", "RIGHT", "FULL"])
 def test_seed_001_outer_joins_over_the_whole_input_equal_the_inner_join(kind: str) -> None:
-    # Erratum (section 9): the seed's LEFT/RIGHT/FULL tables show GOOGL 1000 (05:03:15) and MSFT 100
+    # Erratum (§9): the seed's LEFT/RIGHT/FULL tables show GOOGL 1000 (05:03:15) and MSFT 100
     # (05:03:15) null-padded at 05:03:15. Over the seed's whole input neither is unmatched: GOOGL
     # 1000 meets GOOGL 100 at 05:03:20 (its own table shows that match too) and MSFT 100 meets
     # MSFT 1000 at 05:03:28. Every row of both inputs has a match within the minute, so an outer
@@ -176,7 +178,7 @@ def test_seed_001_outer_joins_over_the_whole_input_equal_the_inner_join(kind: st
 
 # The seed's outer tables describe the stream when its clock is at 05:03:15: what the rows up to
 # then produce. There GOOGL 1000 and MSFT 100 are unmatched, but a null-padded row's ROWTIME is
-# the end of its life interval (section 4), 05:03:15 + 1 minute, not 05:03:15: until 05:04:15 a
+# the end of its life interval (§4), 05:03:15 + 1 minute, not 05:03:15: until 05:04:15 a
 # matching row can still arrive (and, in the whole input, does).
 STOCKS_INNER_0515 = [r for r in STOCKS_INNER if r[0] <= ts("05:03:15")]
 GOOGL_PADDED = (ts("05:04:15"), None, 1000, None)  # (oq GOOGL 1000, NULLs)
@@ -259,8 +261,8 @@ def test_between_preceding_window() -> None:
     b = Input("b", rows([(s(t), 1) for t in range(-1, 11)], first_id=100), "t", Window.range(4 * SEC, 2 * SEC))
     out = evaluate([a, b], [Join("FULL", equi("a", "k", "b", "k"))])
     got = as_tuples(out, ["a", "b"])
-    matched = [(s(max(5, bt + 2)), 1, 100 + bt + 1) for bt in range(1, 9)]
-    unmatched_b = [(s(bt + 4), None, 100 + bt + 1) for bt in (-1, 0, 9, 10)]
+    matched: list[tuple[datetime, int | None, int]] = [(s(max(5, bt + 2)), 1, 100 + bt + 1) for bt in range(1, 9)]
+    unmatched_b: list[tuple[datetime, int | None, int]] = [(s(bt + 4), None, 100 + bt + 1) for bt in (-1, 0, 9, 10)]
     assert got == sorted(matched + unmatched_b, key=lambda t: (t[0], t[1] is not None, t[1] or 0, t[2]))
     # b.t = a.t + 1: a's window opens at 5, b's is [3, 5]: they share exactly the point 5.
     assert (s(5), 1, 102) in got
@@ -300,7 +302,7 @@ def test_null_rowtime_rows_produce_nothing_even_in_a_full_join() -> None:
 
 
 def test_model_agrees_with_the_closed_form_interval_condition() -> None:
-    # Section 4: with RANGE windows a match is  y.t BETWEEN x.t + b_X - a_Y AND x.t + a_X - b_Y,
+    # §4: with RANGE windows a match is  y.t BETWEEN x.t + b_X - a_Y AND x.t + a_X - b_Y,
     # with ROWTIME max(x.t + b_X, y.t + b_Y). An independent formula, checked on random cases.
     rng = random.Random(20240101)
     for _ in range(200):
@@ -338,7 +340,7 @@ def test_rows_life_intervals() -> None:
 
 
 def test_rows_window_matches_the_n_plus_one_latest_rows() -> None:
-    # b at t=2 sees the 2 latest rows of a with rowtime <= 2: those at 1 and 2 (section 2 table).
+    # b at t=2 sees the 2 latest rows of a with rowtime <= 2: those at 1 and 2 (the §2 table).
     a = Input("a", rows([(s(0), 1), (s(1), 1), (s(2), 1), (s(3), 1)]), "t", Window.rows(1))
     b = Input("b", rows([(s(2), 1)], first_id=11), "t")
     out = evaluate([a, b], [Join("INNER", equi("a", "k", "b", "k"))])
@@ -350,7 +352,8 @@ def test_rows_ends_are_open_and_ties_use_arrival_order() -> None:
     # arrival is "the latest row with rowtime <= 5".
     a = Input("a", rows([(s(5), 1), (s(5), 1)]), "t", Window.rows(0))
     assert life_intervals(a) == [Interval(s(5), s(5), False), Interval(s(5), None, False)]
-    assert life_intervals(a)[0].is_empty()
+    first = life_intervals(a)[0]
+    assert first is not None and first.is_empty()
     b = Input("b", rows([(s(5), 1)], first_id=11), "t")
     assert as_tuples(evaluate([a, b], [Join("INNER", equi("a", "k", "b", "k"))]), ["a", "b"]) == [(s(5), 2, 11)]
     # LEFT keeps the never-visible row, padded at the end of its (empty) life interval.

@@ -48,8 +48,6 @@ class OverjoinParser(JoinWindowGrammar):
 
     # Set while a SELECT STREAM's projections are parsed, consumed by the OjSelect it belongs to.
     _oj_pending_select: dict[str, t.Any] | None = None
-    #: The message and token of the last error raised (and whether it was at the end of the
-    #: statement), so that callers can point at it.
 
     # s-Server's `CREATE VIEW v DESCRIPTION '...' AS`: Spark's COMMENT, read in streaming
     # statements only (the validator refuses it elsewhere, as Spark does).

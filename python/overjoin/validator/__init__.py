@@ -18,7 +18,8 @@ How it works:
    Other query blocks are plain Spark SQL and get only the syntax check (and Spark's own rule that
    a window name is defined once).
 
-The block model built here (:func:`block_model`) is also what :mod:`overjoin.explain` describes.
+The block model built here (:func:`block_model`, with each input's window from
+:func:`resolve_windows`) is also what :mod:`overjoin.explain` describes.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ import sys
 from collections.abc import Iterator
 
 from overjoin.validator.checks import (
-    _check_tree,
+    check_tree,
+    resolve_windows,
 )
 from overjoin.validator.diagnostics import (
     Diagnostic,
@@ -65,6 +67,7 @@ __all__ = [
     "block_model",
     "parse_statements",
     "render",
+    "resolve_windows",
     "validate",
 ]
 
@@ -94,7 +97,7 @@ def validate(
         try:
             for statement in parse_statements(sql, reporter, double_quoted_identifiers):
                 if statement.tree is not None:
-                    _check_tree(statement, reporter, SchemaIndex(schemas) if schemas else None)
+                    check_tree(statement, reporter, SchemaIndex(schemas) if schemas else None)
         except RecursionError:
             reporter.add("OVERJOIN_STATEMENT_TOO_COMPLEX", (0, 0), depth=_depth(sql))
         except Exception as error:
@@ -107,7 +110,12 @@ def validate(
 @contextlib.contextmanager
 def _deep_recursion(limit: int = 20000) -> Iterator[None]:
     """sqlglot's parser recurses a dozen frames per level of parentheses: allow it deep nesting
-    (Python 3.11 runs Python-to-Python calls off the C stack), then put the limit back."""
+    (Python 3.11 runs Python-to-Python calls off the C stack), then put the limit back. Python 3.10
+    keeps its own limit: its frames are on the C stack, and deep nesting would crash the interpreter
+    instead of raising RecursionError (reported as OJ002)."""
+    if sys.version_info < (3, 11):
+        yield
+        return
     previous = sys.getrecursionlimit()
     if previous < limit:
         sys.setrecursionlimit(limit)

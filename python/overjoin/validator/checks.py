@@ -3,14 +3,12 @@ windows and, with schemas, columns and rowtimes."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 from overjoin import dialect as D
-from overjoin import intervals
 from overjoin.validator.common import (
     _check_duplicate_windows,
     _is_timestamp,
@@ -20,12 +18,12 @@ from overjoin.validator.common import (
     _span,
     _sql,
     _syntax_error,
-    _time_floors,
     _token_at,
     _tspan,
 )
 from overjoin.validator.diagnostics import (
     Reporter,
+    Text,
 )
 from overjoin.validator.model import (
     Block,
@@ -40,12 +38,14 @@ from overjoin.validator.schema_checks import (
 from overjoin.validator.statements import (
     Statement,
 )
+from overjoin.validator.time_floor_checks import check_time_floors
 from overjoin.validator.window_checks import (
     WindowChecker,
 )
 
 
-def _check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | None) -> None:
+def check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | None) -> None:
+    """Check every query block of a parsed statement; the streaming ones get the full checks."""
     tokens = statement.tokens
     if statement.tree is None:
         return
@@ -60,9 +60,15 @@ def _check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex |
         _check_duplicate_windows(block, reporter)
         if not block.streaming:
             continue
-        _check_time_floors(block, reporter, tokens)
+        check_time_floors(block, reporter, tokens)
         ctx = Context(block, reporter, tokens, schemas)
         ctx.run()
+
+
+def resolve_windows(block: Block, sql: str) -> None:
+    """Give each input of ``block`` its window as the checks would, for a query the validator has
+    accepted (nothing is reported): what :mod:`overjoin.explain` describes."""
+    Context(block, Reporter(Text(sql)), [], None).resolve_windows()
 
 
 class Context:
@@ -76,7 +82,7 @@ class Context:
         self.sql = reporter.text.sql
 
     def run(self) -> None:
-        self._resolve_windows()
+        self.resolve_windows()
         self._check_joins()
         self._check_window_qualifiers()
         if self.schemas is not None:
@@ -84,7 +90,9 @@ class Context:
 
     # ---- windows ---------------------------------------------------------------------------
 
-    def _resolve_windows(self) -> None:
+    def resolve_windows(self) -> None:
+        """Give each input its :class:`Window` (``OVER``, ``WITHIN`` or the default), reporting
+        what is wrong with the windows as it goes."""
         for item in self.block.inputs:
             if item.join_window is not None:
                 spec = self._spec_of(item)
@@ -357,66 +365,3 @@ class Context:
                 break
             first = token
         return _tspan(first) if first else span
-
-
-def _check_time_floors(block: Block, reporter: Reporter, tokens: list[Token]) -> None:
-    """docs/semantics.md §11: a STEP interval of fixed length and above zero; a FLOOR unit."""
-    for node in _time_floors(block.select):
-        if isinstance(node, D.TimeStep):
-            by = node.args.get("by")
-            if not isinstance(by, D.WindowInterval):
-                value = D.pos(by, "value")
-                if isinstance(by, exp.Literal) and float(by.name) <= 0 and value is not None:
-                    token = _token_at(tokens, value[0])
-                    if token is not None:
-                        _syntax_error(reporter, token, "the step of STEP must be greater than zero")
-                continue
-            for pair in [by, *(by.args.get("more") or [])]:
-                for key in ("unit", "to"):
-                    word = (pair.args.get(key) or "").upper()
-                    where = D.pos(pair, key)
-                    unit = intervals.base_unit(word) if word else ""
-                    if unit in intervals.lexicon()["variableUnits"] and where is not None:
-                        token = _token_at(tokens, where[0])
-                        if token is not None:
-                            _syntax_error(
-                                reporter,
-                                token,
-                                "STEP takes an interval of fixed length (SECOND, MINUTE, "
-                                f"HOUR or DAY); for calendar {unit.lower()}s write FLOOR(ts TO {unit})",
-                            )
-                        break
-            literal = by.this
-            if literal is not None and re.fullmatch(r"[0:. ]+", literal.name.strip() or "x"):
-                start = D.pos(by, "interval")
-                if start is not None:
-                    written = _text_of(reporter, by)
-                    reporter.add(
-                        "OVERJOIN_SYNTAX_ERROR",
-                        (start[0], start[0] + len(written) - 1),
-                        token=written,
-                        detail="the interval of STEP must be longer than zero",
-                    )
-        else:
-            unit = node.args["to"].name.upper()
-            if intervals.base_unit(unit) not in intervals.lexicon()["floorUnits"]:
-                token = next(
-                    (
-                        t
-                        for i, t in enumerate(tokens)
-                        if i and tokens[i - 1].text.upper() == "TO" and t.text.upper() == unit
-                    ),
-                    None,
-                )
-                if token is not None:
-                    _syntax_error(reporter, token, f"expected a unit ({', '.join(intervals.lexicon()['floorUnits'])})")
-
-
-def _text_of(reporter: Reporter, node: D.WindowInterval) -> str:
-    """The interval as written, from INTERVAL to its last unit (or value)."""
-    start = D.pos(node, "interval")
-    if start is None:
-        return ""
-    last = [node, *(node.args.get("more") or [])][-1]
-    ends = [p[1] for p in (D.pos(last, k) for k in ("literal", "unit", "precision", "to", "to_precision")) if p]
-    return reporter.text.sql[start[0] : max(ends, default=start[1]) + 1]
