@@ -47,10 +47,11 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
     val streamStatement = if (OverjoinConf.parserEnabled()) StreamStatementParser.parse(sqlText) else None
     streamStatement.foreach {
       case pump: CreatePumpCommand =>
-        // The pump's query runs later, in the server; its overjoin syntax is checked now, with
-        // positions in this statement (the text before the query blanked).
+        // The pump's query runs later, in the server; its syntax (overjoin's and Spark's) is
+        // checked now, with positions in this statement (the text before the query blanked).
         val at = sqlText.lastIndexOf(pump.query)
-        if (at > 0) QueryBlockScanner.scan(sqlText.substring(0, at).map(ch => if (ch == '\n') ch else ' ') + sqlText.substring(at))
+        if (at > 0) dispatch(sqlText.substring(0, at).map(ch => if (ch == '\n') ch else ' ') + sqlText.substring(at),
+          None, delegate.parsePlan)
       case _ =>
     }
     if (streamStatement.isDefined) return streamStatement.get
@@ -97,8 +98,13 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
 }
 
 object OverjoinSqlParser {
-  /** True when overjoin's parser reads `sqlText` itself: some query block of it is in the streaming dialect. */
-  def owns(sqlText: String): Boolean = QueryBlockScanner.scan(sqlText).isOurs
+  /**
+   * True when overjoin's parser reads `sqlText` itself: a stream or pump statement, or a statement
+   * with a query block in the streaming dialect.
+   */
+  def owns(sqlText: String): Boolean =
+    scala.util.Try(StreamStatementParser.parse(sqlText).isDefined).getOrElse(true) ||
+      QueryBlockScanner.scan(sqlText).isOurs
 
   /** True when `parser` is, or wraps somewhere in its chain, an overjoin parser. */
   def isInChain(parser: ParserInterface): Boolean = parser match {
