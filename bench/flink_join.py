@@ -155,6 +155,9 @@ class FlinkJoin:
             f"a.id, b.id FROM l AS a {kind} r AS b ON a.k = b.k "
             f"AND b.rt <= a.rt AND a.rt <= b.rt + INTERVAL '{w}' SECOND "
             f"AND b.rowtime <= a.rowtime AND a.rowtime <= b.rowtime + INTERVAL '{w}' SECOND")
+        if args.scan_only:  # what reading the inputs costs: both sources (CSV, watermarks) into the sink
+            self.insert = ("INSERT INTO out_rows SELECT rowtime, id, id FROM l "
+                           "UNION ALL SELECT rowtime, id, id FROM r")
         self.version = str(self.jvm.org.apache.flink.runtime.util.EnvironmentInformation.getVersion())
         self.java = str(self.jvm.System.getProperty("java.version"))
         log(f"Flink {self.version} MiniCluster at {self.rest} in JVM {self.pid}; logs in {os.environ['FLINK_LOG_DIR']}")
@@ -228,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--how", choices=("inner", "left"), default="left", help="join type (default left)")
     p.add_argument("--runs", type=int, default=1, help="runs, one JSON line each (default 1; not with --serve)")
     p.add_argument("--heap", default="4g", help="gateway JVM -Xmx unless JVM_ARGS is set (default 4g, as Spark's driver)")
+    p.add_argument("--scan-only", action="store_true",
+                   help="run no join: read both inputs into the sink (the share of the CSV scan in a run)")
     p.add_argument("--explain", action="store_true", help="print Flink's plan of the join to stderr first")
     p.add_argument("--serve", action="store_true", help="read commands (run, sample N) on stdin")
     args = p.parse_args(argv)
