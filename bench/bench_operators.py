@@ -35,7 +35,7 @@ pyarrow >= 18 and grpcio >= 1.76, so pip cannot install both; it also needs a JD
   python3 -m venv /work/flinkenv && /work/flinkenv/bin/pip install 'apache-flink==2.3.*'
   python bench/bench_operators.py --flink-python /work/flinkenv/bin/python
 
-Run:  python bench/bench_operators.py                 (1M rows per input; about 25 minutes on 2 cores)
+Run:  python bench/bench_operators.py                 (1M rows per input; 10-20 minutes on 2 cores)
       python bench/bench_operators.py --rows 200000   (a quick look)
       python bench/bench_operators.py --help
 Writes the section ``## Join operators`` of bench/RESULTS.md.
