@@ -33,7 +33,7 @@ def find_flink_python(option: str | None) -> tuple[str | None, str]:
     if path:
         if not (shutil.which(path) or Path(path).is_file()):
             return None, f"`{path}` (--flink-python / ${ENV_VAR}) does not exist"
-        probe = subprocess.run([path, "-c", "import pyflink"], capture_output=True, text=True)
+        probe = subprocess.run([path, "-c", "import pyflink"], capture_output=True, text=True, check=False)
         if probe.returncode != 0:
             return None, f"`{path}` cannot import pyflink (`apache-flink` is not installed in its venv)"
         return path, ""

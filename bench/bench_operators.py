@@ -58,9 +58,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _flink import FlinkEngine, find_flink_python, write_flink_inputs, write_flush_file  # noqa: E402
 from _results import replace_section  # noqa: E402
 from bench_join import machine  # noqa: E402
-from _flink import FlinkEngine, find_flink_python, write_flink_inputs, write_flush_file  # noqa: E402
 
 SECTION = "Join operators"
 T0_US = 1_704_067_200_000_000  # 2024-01-01 00:00:00 UTC

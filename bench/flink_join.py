@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                     emit(join.sample(int(cmd[1])))
                 else:
                     emit({"error": f"unknown command {line.strip()!r}"})
-            except Exception as e:  # reported to the caller, which stops
+            except Exception as e:  # noqa: BLE001 (reported to the caller, which stops)
                 emit({"error": f"{type(e).__name__}: {e}"})
         return 0
     finally:
