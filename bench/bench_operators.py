@@ -1,4 +1,4 @@
-"""Stream join operators side by side: overjoin's own operator against Spark's native join.
+"""Stream join operators side by side: overjoin's own operator against Spark's native join and Flink's.
 
 The same interval join, on the same data, through each engine:
 
@@ -7,18 +7,35 @@ The same interval join, on the same data, through each engine:
             on overjoin's operator (spark.overjoin.join.operator = overjoin, lateness <L>)
   native    the same join written by hand for Spark's StreamingSymmetricHashJoinExec:
             withWatermark(<L>) on both inputs, a.k = b.k AND b.t - W <= a.t <= b.t ... see below
-  flink     the same interval join in Flink, when ``apache-flink`` is installed (the ``bench``
-            extra); reported as not run otherwise
+  flink     the same interval join in Flink 2.3 (bench/flink_join.py: streaming mode, a local
+            MiniCluster with parallelism 2, hashmap state), when a Python with ``apache-flink`` is
+            given (--flink-python, or $OVERJOIN_FLINK_PYTHON); reported as not run otherwise
 
 Both Spark engines read two folders of Parquet files (id, k, rowtime), one file per input per
 micro-batch (``Trigger.AvailableNow``), into the ``noop`` sink. Rows arrive out of order within
-the lateness (a deterministic jitter of up to 3 s). Engines alternate run by run after one
-unreported warm-up of each. The measure is **input rows per CPU-second of the process**
-(utime + stime of the JVM, from /proc: local mode runs driver and executors in one process),
-not wall time, because this machine is shared. Each run also reports output rows (which must be
-equal across engines) and peak state rows.
+the lateness (a deterministic jitter of up to 3 s). Each input ends with one **flush row**, in a
+file of its own: both at one rowtime an hour past every window, with a key of their own, so they
+meet each other (one output row) and nothing else, and they move the watermark past every other
+row: the Spark engines then pad every unmatched row of a LEFT join before they stop, as Flink does
+at the end of its bounded input. The flush rows are part of the data set (input and output rows)
+for every engine. Flink reads the same rows from one CSV file per input (its wheel ships no
+Parquet format), written from the Parquet files and checked against them.
 
-Run:  python bench/bench_operators.py                 (1M rows per input; about 15 minutes on 2 cores)
+Engines alternate run by run after one unreported warm-up of each. The measure is **input rows
+per CPU-second of the process** (utime + stime of the JVM, from /proc: local mode runs Spark's
+driver and executors in one process, and Flink's MiniCluster runs in pyflink's gateway JVM), not
+wall time, because this machine is shared. Each run also reports output rows (which must be equal
+across engines) and peak state rows (not exposed by Flink's hashmap state backend).
+
+Flink needs its own venv: ``apache-flink`` 2.3 (through apache-beam) requires pyarrow < 17 and
+grpcio < 1.66, and overjoin's ``test`` and ``server`` extras (``pyspark[connect]``) require
+pyarrow >= 18 and grpcio >= 1.76, so pip cannot install both; it also needs a JDK's ``javac``
+(bench/flink_join.py compiles a counting sink):
+
+  python3 -m venv /work/flinkenv && /work/flinkenv/bin/pip install 'apache-flink==2.3.*'
+  python bench/bench_operators.py --flink-python /work/flinkenv/bin/python
+
+Run:  python bench/bench_operators.py                 (1M rows per input; 10-20 minutes on 2 cores)
       python bench/bench_operators.py --rows 200000   (a quick look)
       python bench/bench_operators.py --help
 Writes the section ``## Join operators`` of bench/RESULTS.md.
@@ -41,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _flink import FlinkEngine, find_flink_python, write_flink_inputs, write_flush_file
 from _results import replace_section
 from bench_join import machine
 
@@ -59,19 +77,22 @@ class Run:
     input_rows: int
     cpu_seconds: float
     wall_seconds: float
-    batches: int
+    batches: int | None  # None: not a micro-batch engine (Flink)
     output_rows: int
-    peak_state_rows: int
+    peak_state_rows: int | None  # None: not exposed (Flink)
 
     @property
     def rows_per_cpu_second(self) -> float:
         return self.input_rows / self.cpu_seconds
 
 
-def generate(spark: Any, folder: Path, rows: int, files: int, keys: int, step_us: int, jitter_ms: int) -> None:
+def generate(
+    spark: Any, folder: Path, rows: int, files: int, keys: int, step_us: int, jitter_ms: int, flush_us: int
+) -> None:
     """``files`` Parquet files per input of ``rows`` rows in all. Row i's rowtime is T0 + i*step
     (+ step/2 on the right) + a deterministic jitter in [0, jitter_ms) ms; keys are hashed from
-    the id. Files go into the watched folders in time order (the file source reads oldest first)."""
+    the id. Files go into the watched folders in time order (the file source reads oldest first),
+    then a last file with the input's flush row at ``flush_us`` (see ``write_flush_file``)."""
     per_file = rows // files
     for side, offset, seed in (("l", 0, 1), ("r", step_us // 2, 2)):
         target = folder / side
@@ -91,7 +112,8 @@ def generate(spark: Any, folder: Path, rows: int, files: int, keys: int, step_us
             (part,) = tmp.glob("part-*.parquet")
             shutil.move(str(part), target / f"{f:05d}.parquet")
             shutil.rmtree(tmp)
-        log(f"  wrote {files} files x {per_file:,} rows to {target}")
+        write_flush_file(spark, target, files * per_file, flush_us)
+        log(f"  wrote {files} files x {per_file:,} rows and a flush row to {target}")
 
 
 def _stream(spark: Any, folder: Path, side: str) -> Any:
@@ -170,16 +192,28 @@ def run_once(spark: Any, engine: str, folder: Path, args: argparse.Namespace, la
     )
 
 
-def flink_available() -> bool:
-    import importlib.util
+def run_flink(flink: FlinkEngine) -> Run:
+    """One run of bench/flink_join.py; its CPU seconds are its gateway JVM's over the job."""
+    o = flink.run()
+    return Run(
+        engine="flink",
+        input_rows=o["input_rows"],
+        cpu_seconds=o["cpu_seconds"],
+        wall_seconds=o["wall_seconds"],
+        batches=None,
+        output_rows=o["output_rows"],
+        peak_state_rows=None,
+    )
 
-    return importlib.util.find_spec("pyflink") is not None
+
+def _n(x: int | None) -> str:
+    return "n/a" if x is None else f"{x:,}"
 
 
-def report(args: argparse.Namespace, runs: list[Run], command: str, versions: str) -> str:
-    by = {e: [r for r in runs if r.engine == e] for e in ("overjoin", "native")}
+def report(args: argparse.Namespace, runs: list[Run], command: str, versions: str, flink_note: str) -> str:
+    engines = list(dict.fromkeys(r.engine for r in runs))
+    by = {e: [r for r in runs if r.engine == e] for e in engines}
     med = {e: statistics.median(r.rows_per_cpu_second for r in rs) for e, rs in by.items()}
-    pairs = [x.rows_per_cpu_second / y.rows_per_cpu_second for x, y in zip(by["overjoin"], by["native"])]
     lines = [
         f"Command: `{command}`  ",
         f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
@@ -188,12 +222,14 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
         "",
         f"Input: {args.rows:,} rows per input, {args.files} Parquet files per input (one per input per "
         f"micro-batch, `Trigger.AvailableNow`, `noop` sink), {args.keys:,} keys, {1_000_000 // args.step_us:,} rows/s "
-        f"of event time per input, rows out of order by up to 3 s; `a {args.how.upper()} JOIN b` with a "
-        f"{args.window} s RANGE window on `b`, lateness {args.lateness} s; `local[2]`, 2 shuffle partitions, "
-        "HDFS-backed state store.",
+        f"of event time per input, rows out of order by up to 3 s, then one flush row per input in a file of its "
+        f"own (an hour past the last window, a key of its own; counted in input and output rows); "
+        f"`a {args.how.upper()} JOIN b` with a {args.window} s RANGE window on `b`, lateness {args.lateness} s; "
+        "Spark: `local[2]`, 2 shuffle partitions, HDFS-backed state store.",
         "",
-        "Measure: input rows per CPU-second of the Spark process (utime + stime from /proc). Engines "
-        "alternate run by run after one unreported warm-up of each.",
+        "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
+        "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
+        "warm-ups). Engines alternate run by run after one unreported warm-up of each.",
         "",
         "| run | engine | input rows | CPU s | wall s | input rows / CPU s | batches | output rows | peak state rows |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -201,13 +237,22 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
     for i, r in enumerate(runs, 1):
         lines.append(
             f"| {i} | {r.engine} | {r.input_rows:,} | {r.cpu_seconds:.1f} | {r.wall_seconds:.1f} | "
-            f"{r.rows_per_cpu_second:,.0f} | {r.batches} | {r.output_rows:,} | {r.peak_state_rows:,} |"
+            f"{r.rows_per_cpu_second:,.0f} | {_n(r.batches)} | {r.output_rows:,} | {_n(r.peak_state_rows)} |"
         )
     same = len({r.output_rows for r in runs}) == 1
+    medians = ", ".join(f"{e} **{m:,.0f}**" for e, m in med.items())
+    ratios = []
+    for other in ("native", "flink"):
+        if other in med:
+            pairs = [x.rows_per_cpu_second / y.rows_per_cpu_second for x, y in zip(by["overjoin"], by[other])]
+            ratios.append(
+                f"overjoin / {other} **{med['overjoin'] / med[other]:.2f}x** (per run: "
+                + ", ".join(f"{p:.2f}" for p in pairs)
+                + ")"
+            )
     lines += [
         "",
-        f"Median input rows per CPU-second: overjoin **{med['overjoin']:,.0f}**, native **{med['native']:,.0f}**; "
-        f"ratio **{med['overjoin'] / med['native']:.2f}x**. Per pair: " + ", ".join(f"{p:.2f}" for p in pairs) + ".",
+        f"Median input rows per CPU-second: {medians}. Ratios of the medians: " + "; ".join(ratios) + ".",
         "",
         (
             f"Output rows equal in every run ({runs[0].output_rows:,})."
@@ -215,12 +260,7 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
             else "**Output rows differ between runs** (see the table): the comparison is not of equal work."
         ),
         "",
-        "Flink: "
-        + (
-            "measured separately (not wired in this release)."
-            if flink_available()
-            else "`apache-flink` is not installed here, not run."
-        ),
+        "Flink: " + flink_note,
         "",
     ]
     return "\n".join(lines)
@@ -238,6 +278,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lateness", type=int, default=10, help="lateness, seconds (default 10)")
     p.add_argument("--how", choices=("inner", "left"), default="left", help="join type (default left)")
     p.add_argument("--runs", type=int, default=3, help="runs of each engine, alternating (default 3)")
+    p.add_argument(
+        "--flink-python",
+        metavar="PATH",
+        default=None,
+        help="a Python with apache-flink 2.3 to run the flink engine (default: $OVERJOIN_FLINK_PYTHON, "
+        "else this Python if it has pyflink, else flink is not run)",
+    )
     p.add_argument("--no-write", action="store_true", help="print the report, leave RESULTS.md alone")
     args = p.parse_args(argv)
     command = "python bench/bench_operators.py" + "".join(
@@ -266,25 +313,58 @@ def main(argv: list[str] | None = None) -> int:
         f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
         f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
     )
+    flink_python, flink_note = find_flink_python(args.flink_python)
+    flink_note = f"not run: {flink_note}." if flink_python is None else ""
     folder = Path(tempfile.mkdtemp(prefix="bench-ops-data-"))
     runs: list[Run] = []
+    flink: FlinkEngine | None = None
     try:
         log(f"generating input in {folder} ...")
-        generate(spark, folder, args.rows, args.files, args.keys, args.step_us, 3000)
-        for engine in ("overjoin", "native"):
+        flush_us = T0_US + args.rows * args.step_us + (args.window + args.lateness + 3600) * 1_000_000
+        generate(spark, folder, args.rows, args.files, args.keys, args.step_us, 3000, flush_us)
+        engines = ["overjoin", "native"]
+        if flink_python:
+            log(f"writing Flink's CSV input (checked against the Parquet files) and starting {flink_python} ...")
+            flink = FlinkEngine(
+                flink_python, write_flink_inputs(spark, folder, SCHEMA), args.window, args.lateness, args.how
+            )
+            sampled = flink.check_sample(spark, folder, SCHEMA, 997)
+            log(f"  Flink {flink.version} reads the same {sampled:,} sampled rows as Spark")
+            versions += f", Flink {flink.version}"
+            engines.append("flink")
+        for engine in engines:
             log(f"  warm-up {engine} (not reported) ...")
-            run_once(spark, engine, folder, args, f"warm-up {engine}")
-        for i, engine in enumerate(["overjoin", "native"] * args.runs, 1):
-            label = f"run {i}/{2 * args.runs} {engine}"
-            r = run_once(spark, engine, folder, args, label)
+            if engine == "flink" and flink:
+                run_flink(flink)
+            else:
+                run_once(spark, engine, folder, args, f"warm-up {engine}")
+        for i, engine in enumerate(engines * args.runs, 1):
+            label = f"run {i}/{len(engines) * args.runs} {engine}"
+            r = run_flink(flink) if engine == "flink" and flink else run_once(spark, engine, folder, args, label)
             log(
                 f"  {label}: {r.input_rows:,} rows, {r.cpu_seconds:.1f} CPU s ({r.wall_seconds:.1f} s wall) = "
-                f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, peak state {r.peak_state_rows:,}"
+                f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, peak state {_n(r.peak_state_rows)}"
             )
             runs.append(r)
+        if flink:
+            flink_note = (
+                f"ran Flink {flink.version} (`bench/flink_join.py` under `{flink_python}`): streaming mode, a local "
+                "MiniCluster (1 task manager, 2 slots, parallelism 2) in pyflink's gateway JVM (-Xmx4g, as Spark's "
+                "driver), state backend `hashmap` (heap), checkpointing off (Flink's default; Spark commits its "
+                "state store every micro-batch), everything else default. It reads one CSV file per input (the "
+                "same rows; the wheel ships no Parquet format) with the `filesystem` connector, watermarks "
+                f"`rt - INTERVAL '{args.lateness}' SECOND`, and writes to a sink that counts rows "
+                "(bench/flink/CountingSinkFactory.java). `rowtime` is TIMESTAMP(6); the interval join's time "
+                "attribute `rt` is it cast to TIMESTAMP(3) (Flink's limit), and the exact microsecond bounds are "
+                "the join's remaining condition. CPU: its JVM's utime + stime from just before the INSERT is "
+                "submitted to the job's end (planning, submission and scheduling included; JVM and MiniCluster "
+                "start-up not). Peak state rows: n/a, the hashmap state backend exposes no count of its rows."
+            )
     finally:
+        if flink:
+            flink.close()
         shutil.rmtree(folder, ignore_errors=True)
-    text = report(args, runs, command, versions)
+    text = report(args, runs, command, versions, flink_note)
     print(text)
     if not args.no_write:
         replace_section(SECTION, text)
