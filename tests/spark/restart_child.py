@@ -28,7 +28,13 @@ Batches = list[dict[str, list[dict[str, Any]]]]
 
 def case_for(kind: str, seed: int) -> tuple[Case, Batches]:
     """The generated case of a restart test and its micro-batches (flush batches included):
-    ``range`` and ``ordered`` (RANGE windows, 2-3 inputs), ``rows`` (a ROWS window, 2 inputs)."""
+    ``range`` and ``ordered`` (RANGE windows, 2-3 inputs), ``rows`` (a ROWS window, 2 inputs),
+    ``rows_chain`` (3 inputs, a ROWS window in the first join, whose result the second reads)."""
+    if kind == "rows_chain":
+        from tests.spark.test_rows_chains import closing_batches, rows_chain_case
+
+        case = rows_chain_case(seed)
+        return case, case.batches() + closing_batches(case)
     if kind == "rows":
         from tests.spark.test_rows_streams import flush_rows, rows_case
 

@@ -69,13 +69,24 @@ def test_a_row_on_the_eviction_edge_still_meets_its_match(spark, kind, window_on
 
 def test_state_of_an_unknown_format_is_refused_with_a_clear_error(spark):
     """The join's state is versioned (docs/operator.md): a blob written by a later format fails
-    with OJ401 (OVERJOIN_STATE_FORMAT) instead of being read wrongly; format 1 reads."""
+    with OJ401 (OVERJOIN_STATE_FORMAT) instead of being read wrongly; formats 1 (overjoin 0.1's,
+    without the `held` field) and 2 read."""
     blob_cls = spark._jvm.io.overjoin.execution.join.JoinStateBlob
-    current = bytearray(25)
-    current[0] = 1
-    assert blob_cls.rows(bytes(current)) == 0
-    future = bytearray(25)
-    future[0] = 2
+    old = bytearray(25)
+    old[0] = 1
+    old[17] = 3  # 3 rows on the left, little-endian, no `held` field in format 1
+    assert blob_cls.rows(bytes(old)) == 3
+    assert blob_cls.held(bytes(old)) == 2**63 - 1
+    current = bytearray(33)
+    current[0] = 2
+    current[17:25] = (42).to_bytes(8, "little")
+    current[25] = 2
+    current[29] = 1
+    assert blob_cls.rows(bytes(current)) == 3
+    assert blob_cls.held(bytes(current)) == 42
+    future = bytearray(33)
+    future[0] = 3
     with pytest.raises(Exception) as failure:
         blob_cls.due(bytes(future))
     assert "OJ401" in str(failure.value) and "OVERJOIN_STATE_FORMAT" in str(failure.value)
+    assert "formats 1 and 2" in str(failure.value)

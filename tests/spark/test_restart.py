@@ -5,7 +5,8 @@ produce, in an exactly-once sink, exactly the rows of one uninterrupted run: the
 answer (docs/semantics.md §1, §8). Generated cases run into a Parquet sink, whose
 ``_spark_metadata`` log makes it exactly-once: RANGE windows (2-3 inputs, every join type, chained
 outer joins among them), ROWS windows (without the padded rows of windows that never close, which
-a stream never emits), and ordered output (``spark.overjoin.emit = ordered``);
+a stream never emits), a ROWS join whose result is joined again (its held rows and held-back
+watermark), and ordered output (``spark.overjoin.emit = ordered``);
 
 * ``test_stop_and_restart...`` stops the query between micro-batches or right after writing a
   batch's files (mid-batch), then starts it again from the same checkpoint and sink;
@@ -61,14 +62,18 @@ RUNS = (
     [("range", s) for s in SEEDS]
     + [("rows", s) for s in range(6100, 6100 + max(1, COUNT // 2))]
     + [("ordered", s) for s in SEEDS[: max(1, COUNT // 3)]]
+    + [("rows_chain", s) for s in range(8100, 8100 + max(1, COUNT // 3))]
 )
 
 
 def _expected(kind: str, case: Case, batches: list[dict[str, list[dict[str, Any]]]]) -> list[tuple[Any, ...]]:
+    arrived = [[r for b in batches for r in b.get(v, [])] for v in case.views]
     if kind == "rows":
         from tests.spark.test_rows_streams import stream_expected
 
-        return stream_expected(case, [[r for b in batches for r in b.get(v, [])] for v in case.views])
+        return stream_expected(case, arrived)
+    if kind == "rows_chain":
+        return case.without_flush(case.with_rows(arrived).expected())
     return case.without_flush(case.expected())
 
 
@@ -153,6 +158,7 @@ KILL_RUNS = [
     *[("range", s) for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2],
     ("rows", next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5)),
     ("ordered", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3)),
+    ("rows_chain", next(s for s in range(8200, 8300) if len(case_for("rows_chain", s)[1]) >= 6)),
 ]
 
 

@@ -161,15 +161,6 @@ def _stream(spark: Any, name: str, tmp_path: Any) -> None:
     spark.readStream.schema(SCHEMA).parquet(str(tmp_path / name)).createOrReplaceTempView(name)
 
 
-def test_rows_window_joined_again_is_refused(spark, tmp_path):
-    _stream(spark, "rows_s1", tmp_path)
-    with pytest.raises(AnalysisException, match=r"OJ117.*ROWS_WINDOW_JOINED_AGAIN|ROWS_WINDOW_JOINED_AGAIN"):
-        spark.sql(
-            "SELECT STREAM * FROM rows_s1 OVER (ROWS 2 PRECEDING) AS a JOIN rows_s1 AS b ON a.k = b.k "
-            "JOIN rows_s1 AS c ON c.k = b.k"
-        )
-
-
 def test_rows_window_partitioned_by_an_expression_is_refused(spark, tmp_path):
     _stream(spark, "rows_s2", tmp_path)
     with pytest.raises(AnalysisException, match="ROWS_PARTITION_NOT_A_COLUMN"):
@@ -261,14 +252,6 @@ def test_match_bids_and_asks_view_of_seed_004_streams_with_the_replay_rows(spark
 
 STREAM_HINTS = [
     # (code, bad query, fixed query, setting for the bad query): each hint's fix, applied.
-    (
-        "ROWS_WINDOW_JOINED_AGAIN",
-        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (ROWS 1 PRECEDING) AS a JOIN {s2} AS b ON a.k = b.k "
-        "JOIN {s3} AS c ON c.k = b.k",
-        "SELECT STREAM ROWTIME, a.id AS a_id FROM {s2} OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS b "
-        "JOIN {s3} AS c ON c.k = b.k JOIN {s1} OVER (ROWS 1 PRECEDING) AS a ON a.k = b.k",
-        None,
-    ),
     (
         "ROWS_PARTITION_NOT_A_COLUMN",
         "SELECT STREAM ROWTIME, a.id AS a_id FROM {s1} OVER (PARTITION BY abs(k) ROWS 1 PRECEDING) AS a "

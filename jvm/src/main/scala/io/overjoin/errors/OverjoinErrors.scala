@@ -122,9 +122,6 @@ object OverjoinErrors {
   def rowsPartitionNotAColumn(origin: Origin, input: String, partition: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_PARTITION_NOT_A_COLUMN", origin, "input" -> input, "partition" -> partition)
 
-  def rowsWindowJoinedAgain(inputs: String): OverjoinAnalysisException =
-    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_WINDOW_JOINED_AGAIN", Origin(), "inputs" -> inputs)
-
   def asofStreamWithTable(stream: String, table: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ASOF_STREAM_WITH_TABLE", Origin(), "stream" -> stream, "table" -> table)
 
@@ -161,9 +158,9 @@ object OverjoinErrors {
 
   // -- Errors while a query runs ---------------------------------------------------------------
 
-  def stateFormat(found: Int, supported: Int): OverjoinRuntimeException =
+  def stateFormat(found: Int, supported: String): OverjoinRuntimeException =
     new OverjoinRuntimeException(ErrorCatalogue("OVERJOIN_STATE_FORMAT"),
-      Map("found" -> found.toString, "supported" -> supported.toString))
+      Map("found" -> found.toString, "supported" -> supported))
 
   def internal(detail: String): OverjoinAnalysisException =
     analysis("OVERJOIN_INTERNAL_ERROR", Origin(), "detail" -> detail)

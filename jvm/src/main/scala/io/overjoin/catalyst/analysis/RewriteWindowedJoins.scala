@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.types.TimestampNTZType
 
-import io.overjoin.catalyst.plans.logical.{OverjoinNode, PreparedStreamJoin, RowtimeInput, StreamJoinOutput, TableInput}
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, PreparedStreamJoin, RowtimeInput, StreamJoinOutput, TableInput, WindowedJoin}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
 
@@ -112,6 +112,27 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
   }
 
   /**
+   * `p` with the windowed join that produced `life` marked `holdUntilFinal` when that join has a
+   * `ROWS` window: the join above needs the final life interval of each row it receives. Such a
+   * join holds back the watermark it passes up below the life start of every row it may still emit
+   * ([[org.apache.spark.sql.overjoin.HeldWatermark]]), so its output reaches the join above with a
+   * lag of 0.
+   */
+  private def holdUntilFinal(p: LogicalPlan, life: Life): (LogicalPlan, Life) = {
+    val producedBy = life.eventTime.map(_.exprId)
+    if (life.leaves.size < 2 || !life.leaves.exists(_._1.streamRows.isDefined) || producedBy.isEmpty) return (p, life)
+    var held = false
+    val marked = p.transformUp {
+      case w: WindowedJoin if w.produced.head.exprId == producedBy.get &&
+          (w.leftRowsN.isDefined || w.rightRowsN.isDefined) =>
+        held = true
+        w.copy(holdUntilFinal = true)
+    }
+    if (!held) (p, life)
+    else (marked, life.copy(side = life.side.map(s => s.copy(bounds = s.bounds.copy(lag = 0L)))))
+  }
+
+  /**
    * Joins two sides with life intervals `a`, `b` and ROWTIMEs `lrt`, `rrt` (docs/semantics.md §4):
    * a matched row's ROWTIME is `max(ROWTIME(l), ROWTIME(r))` (for an input row, ROWTIME is the
    * start of its life, so for two inputs this is the start of the intersection); a null-padded
@@ -121,14 +142,12 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
       rrt: Expression, tpe: JoinType, cond: Option[Expression], hint: JoinHint, largest: Option[Expression])
       : (LogicalPlan, Option[Life], Option[Expression]) = {
     if (lp0.isStreaming && rp0.isStreaming && OverjoinConf.ownJoinOperator()) {
-      // A ROWS row's life ends only when later rows of its input arrive, after a row joined with
-      // it has left this join: the next join would see an end that may still shrink.
-      for (life <- Seq(a0, b0) if life.leaves.size > 1 && life.leaves.exists(_._1.streamRows.isDefined)) {
-        throw OverjoinErrors.rowsWindowJoinedAgain(life.leaves.collect {
-          case (r, _) if r.streamRows.isDefined => r.input.name }.mkString(", "))
-      }
-      val (lp, rp, keyCond) = crossKey(lp0, rp0, cond)
-      return WindowedJoins.plan(lp, a0, rp, b0, tpe, (cond.toSeq ++ keyCond).reduceOption(And))
+      // A ROWS row's life ends only when later rows of its input arrive; a join below with a ROWS
+      // window therefore lets a matched row out only once its life is final, and holds back the
+      // watermark it passes up (docs/operator.md, "ROWS windows joined again").
+      val ((lpH, a), (rpH, b)) = (holdUntilFinal(lp0, a0), holdUntilFinal(rp0, b0))
+      val (lp, rp, keyCond) = crossKey(lpH, rpH, cond)
+      return WindowedJoins.plan(lp, a, rp, b, tpe, (cond.toSeq ++ keyCond).reduceOption(And))
     }
     // A side that is itself a join gets one event-time column (Spark allows only one per
     // stream); the others stop being event-time columns.

@@ -30,7 +30,8 @@ final case class JoinSpec(
     leftRows: Option[Long] = None,
     leftPartition: Seq[Expression] = Nil,
     rightRows: Option[Long] = None,
-    rightPartition: Seq[Expression] = Nil)
+    rightPartition: Seq[Expression] = Nil,
+    holdUntilFinal: Boolean = false)
 
 /** Counters of one partition task, reported as the operator's metrics. */
 final class JoinCounters {
@@ -40,6 +41,8 @@ final class JoinCounters {
   var updatedKeys = 0L
   var removedKeys = 0L
   var evictNanos = 0L
+  /** With `holdUntilFinal`: the earliest life start (us) of a row left in state that can still be output. */
+  var heldMin: Long = Long.MaxValue
 }
 
 /**
@@ -63,6 +66,10 @@ final class JoinCounters {
  * intersection (no later row can end a life before it), in the batch it arrives or later; and the
  * last `n + 1` rows of each partition at or below the watermark stay, as `orderOnly` rows, so that
  * later rows find their position. A window that never closes keeps its rows and never pads them.
+ * With `holdUntilFinal` (the join's result is joined again) a pair is decided once the watermark has
+ * reached the end of the intersection instead, when its life is final, and each key records the
+ * earliest start of its rows that can still be output, from which the watermark passed up is held
+ * back (org.apache.spark.sql.overjoin.HeldWatermark).
  *
  * A row arriving after this batch has event time above `evictUs`, so its life starts after
  * `evictUs - lag` of its side ([[SideBounds]]): a row of the other side whose life ends before
@@ -266,13 +273,15 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     if (from > to || (from == to && !toInclusive)) return
     if (hasRows) {
       // A ROWS life may still shrink until the watermark reaches `from`; a pair is decided once.
-      if (from > evictUs) {
-        if (from < pendingFrom) pendingFrom = from
-        if (from > x.pending) x.pending = from
-        if (from > y.pending) y.pending = from
+      // With `holdUntilFinal` it also waits for its end: the join above matches on the whole life.
+      val decideAt = if (spec.holdUntilFinal) to else from
+      if (decideAt > evictUs) {
+        if (decideAt < pendingFrom) pendingFrom = decideAt
+        if (decideAt > x.pending) x.pending = decideAt
+        if (decideAt > y.pending) y.pending = decideAt
         return
       }
-      if (from <= decidedBefore) return
+      if (decideAt <= decidedBefore) return
     }
     if (condition.isDefined && !condition.get.eval(pairRow(x.row, y.row))) return
     x.matched = true
@@ -328,9 +337,23 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     if (rows.size == 0) {
       if (existed) { store.remove(key, cf); counters.removedKeys += 1 }
     } else {
-      store.put(key, blobRow(JoinStateBlob.encode(rows, due, evictUs)), cf)
+      val held = if (spec.holdUntilFinal) earliestStart(rows) else Long.MaxValue
+      if (held < counters.heldMin) counters.heldMin = held
+      store.put(key, blobRow(JoinStateBlob.encode(rows, due, evictUs, held)), cf)
       counters.updatedKeys += 1
     }
+  }
+
+  /** The earliest life start of the rows that can still be part of an output row (not order only). */
+  private def earliestStart(rows: KeyRows): Long = {
+    var min = Long.MaxValue
+    def scan(side: ArrayBuffer[Entry]): Unit = {
+      var i = 0
+      while (i < side.size) { if (!side(i).orderOnly && side(i).start < min) min = side(i).start; i += 1 }
+    }
+    scan(rows.lefts)
+    scan(rows.rights)
+    min
   }
 
   /**
@@ -371,7 +394,10 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
           val v = pair.value
           val at = v.getBaseOffset + (v.getLong(0) >>> 32)
           if (JoinStateBlob.due(v.getBaseObject, at) <= evictUs) due += ((pair.key.copy(), v.copy()))
-          else counters.stateRows += JoinStateBlob.rows(v.getBaseObject, at)
+          else {
+            counters.stateRows += JoinStateBlob.rows(v.getBaseObject, at)
+            if (spec.holdUntilFinal) counters.heldMin = math.min(counters.heldMin, JoinStateBlob.held(v.getBaseObject, at))
+          }
         }
       }
       counters.evictNanos += System.nanoTime() - t0

@@ -48,35 +48,48 @@ final class KeyRows {
  * write per micro-batch however many rows it holds.
  *
  * {{{
- *   byte   format (1)
+ *   byte   format (2)
  *   long   due: the smallest watermark (us) at which something of this key must be evicted or emitted
  *   long   decided: the watermark (us) up to which this key's pairs are decided (ROWS windows)
+ *   long   held: for a join that holds its matched rows until their life is final (a ROWS join read
+ *          by another join), the earliest life start (us) among the key's rows that can still be
+ *          part of an output row; Long.MaxValue for none or another join
  *   int    rows on the left, int rows on the right
  *   per row: long start | long end | long rowtime | long seq | byte flags | int length | row bytes
  * }}}
- * `flags`: 1 matched, 2 end inclusive, 4 unmatchable, 8 order only. A later format keeps reading this one; a
- * blob of an unknown format fails the query with a clear error instead of a wrong result.
+ * `flags`: 1 matched, 2 end inclusive, 4 unmatchable, 8 order only. Format 1 (overjoin 0.1's) is
+ * the same without `held`, and is still read. A blob of an unknown format fails the query with a
+ * clear error instead of a wrong result.
  */
 object JoinStateBlob {
-  val Format: Byte = 1
-  private val HeaderBytes = 1 + 8 + 8 + 4 + 4
+  val Format: Byte = 2
+  private val Format1: Byte = 1
   private val EntryBytes = 8 + 8 + 8 + 8 + 1 + 4
   private val Base = Platform.BYTE_ARRAY_OFFSET
 
   def due(blob: Array[Byte]): Long = due(blob, Base)
   def decided(blob: Array[Byte]): Long = decided(blob, Base)
+  def held(blob: Array[Byte]): Long = held(blob, Base)
   def rows(blob: Array[Byte]): Int = rows(blob, Base)
   def decode(blob: Array[Byte], leftFields: Int, rightFields: Int, into: KeyRows): Unit =
     decode(blob, Base, leftFields, rightFields, into)
 
   // The same, reading a blob at `at` in `base` (a state store value, without copying it out).
-  def due(base: AnyRef, at: Long): Long = { check(base, at); Platform.getLong(base, at + 1) }
-  def decided(base: AnyRef, at: Long): Long = { check(base, at); Platform.getLong(base, at + 9) }
-  def rows(base: AnyRef, at: Long): Int = Platform.getInt(base, at + 17) + Platform.getInt(base, at + 21)
+  def due(base: AnyRef, at: Long): Long = { format(base, at); Platform.getLong(base, at + 1) }
+  def decided(base: AnyRef, at: Long): Long = { format(base, at); Platform.getLong(base, at + 9) }
+  def held(base: AnyRef, at: Long): Long =
+    if (format(base, at) == Format1) Long.MaxValue else Platform.getLong(base, at + 17)
+  def rows(base: AnyRef, at: Long): Int = {
+    val counts = at + countsAt(format(base, at))
+    Platform.getInt(base, counts) + Platform.getInt(base, counts + 4)
+  }
 
-  private def check(base: AnyRef, at: Long): Unit = {
+  private def countsAt(format: Byte): Int = if (format == Format1) 17 else 25
+
+  private def format(base: AnyRef, at: Long): Byte = {
     val format = Platform.getByte(base, at)
-    if (format != Format) throw OverjoinErrors.stateFormat(format.toInt, Format.toInt)
+    if (format != Format && format != Format1) throw OverjoinErrors.stateFormat(format.toInt, s"$Format1 and $Format")
+    format
   }
 
   /**
@@ -84,10 +97,10 @@ object JoinStateBlob {
    * the caller keeps `base` unchanged while it uses them.
    */
   def decode(base: AnyRef, at: Long, leftFields: Int, rightFields: Int, into: KeyRows): Unit = {
-    check(base, at)
-    val nLeft = Platform.getInt(base, at + 17)
-    val nRight = Platform.getInt(base, at + 21)
-    var off = at + HeaderBytes
+    val counts = at + countsAt(format(base, at))
+    val nLeft = Platform.getInt(base, counts)
+    val nRight = Platform.getInt(base, counts + 4)
+    var off = counts + 8
     var i = 0
     while (i < nLeft + nRight) {
       val start = Platform.getLong(base, off)
@@ -108,17 +121,21 @@ object JoinStateBlob {
     }
   }
 
-  def encode(rows: KeyRows, due: Long, decided: Long): Array[Byte] = {
-    var size = HeaderBytes
-    rows.lefts.foreach(e => size += EntryBytes + e.row.getSizeInBytes)
-    rows.rights.foreach(e => size += EntryBytes + e.row.getSizeInBytes)
+  def encode(rows: KeyRows, due: Long, decided: Long, held: Long): Array[Byte] = {
+    val header = countsAt(Format) + 8
+    var size = header
+    var i = 0
+    while (i < rows.lefts.size) { size += EntryBytes + rows.lefts(i).row.getSizeInBytes; i += 1 }
+    i = 0
+    while (i < rows.rights.size) { size += EntryBytes + rows.rights(i).row.getSizeInBytes; i += 1 }
     val blob = new Array[Byte](size)
     blob(0) = Format
     Platform.putLong(blob, Base + 1, due)
     Platform.putLong(blob, Base + 9, decided)
-    Platform.putInt(blob, Base + 17, rows.lefts.size)
-    Platform.putInt(blob, Base + 21, rows.rights.size)
-    var off = HeaderBytes
+    Platform.putLong(blob, Base + 17, held)
+    Platform.putInt(blob, Base + 25, rows.lefts.size)
+    Platform.putInt(blob, Base + 29, rows.rights.size)
+    var off = header
     def put(e: Entry): Unit = {
       Platform.putLong(blob, Base + off, e.start)
       Platform.putLong(blob, Base + off + 8, e.end)
@@ -132,8 +149,10 @@ object JoinStateBlob {
       e.row.writeToMemory(blob, Base + off)
       off += len
     }
-    rows.lefts.foreach(put)
-    rows.rights.foreach(put)
+    i = 0
+    while (i < rows.lefts.size) { put(rows.lefts(i)); i += 1 }
+    i = 0
+    while (i < rows.rights.size) { put(rows.rights(i)); i += 1 }
     blob
   }
 }

@@ -70,7 +70,12 @@ final case class JoinSide(times: Seq[Expression], bounds: SideBounds, rows: Opti
  * Output: `produced` (the ROWTIME of each output row, and its life interval `start`, `end`,
  * `endInclusive`, which a join above reads), then both sides' columns (nullable on a padded side).
  * ROWTIME is the one event-time column of the output: the inputs' rowtimes lose that mark (Spark
- * allows one per stream). `opIndex` numbers the overjoin operators of one query
+ * allows one per stream).
+ *
+ * `holdUntilFinal` (a join with a `ROWS` window whose result another stream join reads): a matched
+ * row leaves only once its life interval is final, i.e. once the watermark has reached its end, since
+ * the join above matches on that interval; the watermark this join passes up is held back below
+ * the ROWTIME of every row it still holds (docs/operator.md, "ROWS windows joined again"). `opIndex` numbers the overjoin operators of one query
  * ([[io.overjoin.catalyst.optimizer.NumberWindowedJoins]]); it names the operator's state.
  */
 case class WindowedJoin(
@@ -90,6 +95,7 @@ case class WindowedJoin(
     leftPartition: Seq[Expression] = Nil,
     rightRowsN: Option[Long] = None,
     rightPartition: Seq[Expression] = Nil,
+    holdUntilFinal: Boolean = false,
     opIndex: Int = -1) extends BinaryNode {
 
   def leftRows: Option[RowsWindow] = leftRowsN.map(RowsWindow(_, leftPartition))
@@ -115,7 +121,8 @@ case class WindowedJoin(
       case Some(w) => s"$name: start=${s.start.sql} end=<$w> rowtime=${s.rowtime.sql}"
       case None => s"$name: start=${s.start.sql} end=${s.end.sql} rowtime=${s.rowtime.sql} ${s.bounds}"
     }
-    s"WindowedJoin ${joinType.sql} keys=[$keys]$cond opIndex=$opIndex ${side("left", leftSide)}; ${side("right", rightSide)}"
+    val hold = if (holdUntilFinal) " holdUntilFinal" else ""
+    s"WindowedJoin ${joinType.sql} keys=[$keys]$cond$hold opIndex=$opIndex ${side("left", leftSide)}; ${side("right", rightSide)}"
   }
 
   override protected def withNewChildrenInternal(newLeft: LogicalPlan, newRight: LogicalPlan): WindowedJoin =

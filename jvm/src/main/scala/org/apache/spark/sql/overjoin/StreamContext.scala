@@ -19,6 +19,9 @@ import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, S
  */
 object StreamContext {
 
+  /** The checkpoint location of an operator planned outside a running query. */
+  val NotRunning = "<not running>"
+
   /** Operator ids of overjoin start here, far above Spark's own (0, 1, ... in plan order). */
   val OperatorIdBase = 1000
 
@@ -41,7 +44,7 @@ object StreamContext {
         StatefulOperatorStateInfo(ie.checkpointLocation, ie.runId, opId, ie.currentBatchId, ie.numStateStores,
           ie.stateSchemaMetadatas.get(opId), ie.currentStateStoreCkptId.get(opId))
       case None =>
-        StatefulOperatorStateInfo("<not running>", new UUID(0, 0), opId, 0, session.sessionState.conf.numShufflePartitions)
+        StatefulOperatorStateInfo(NotRunning, new UUID(0, 0), opId, 0, session.sessionState.conf.numShufflePartitions)
     }
   }
 

@@ -42,6 +42,7 @@ case class WindowedJoinExec(
     leftPartition: Seq[Expression],
     rightRowsN: Option[Long],
     rightPartition: Seq[Expression],
+    holdUntilFinal: Boolean,
     stateInfo: Option[StatefulOperatorStateInfo],
     left: SparkPlan,
     right: SparkPlan) extends BinaryExecNode with StateStoreWriter {
@@ -87,16 +88,31 @@ case class WindowedJoinExec(
   // Every row this operator emits has a ROWTIME above the watermark for late rows it was given:
   // a match is no earlier than its later row (not late); a padded row leaves only in the first
   // batch whose watermark reaches its ROWTIME. So operators above can use the same watermark.
-  override def produceOutputWatermark(inputWatermarkMs: Long): Option[Long] = Some(inputWatermarkMs)
+  // With `holdUntilFinal` a matched row may leave long after that, once its life is final: the
+  // watermark passed up is then held below every row still to come ([[HeldWatermark]]).
+  override def produceOutputWatermark(inputWatermarkMs: Long): Option[Long] =
+    if (!holdUntilFinal || getStateInfo.checkpointLocation == StreamContext.NotRunning) Some(inputWatermarkMs)
+    else {
+      val below = HeldWatermark.read(session, getStateInfo, if (executed) batchId else batchId - 1)
+      Some(math.min(inputWatermarkMs, below))
+    }
+
+  private def batchId: Long = getStateInfo.storeVersion
+
+  // Whether this instance ran its micro-batch: Spark asks it for the next batch's watermark then.
+  @transient @volatile private var executed = false
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // the accumulators exist on the driver before the tasks use them
+    executed = true
     val (lateUs, evictUs) = watermarksMicros()
     val (leftPreserved, rightPreserved) = WindowedJoin.preservedSides(joinType)
     val spec = JoinSpec(left.output, right.output, leftKeys, rightKeys, nullSafe, condition, leftTimes, rightTimes,
       leftBounds, rightBounds, leftPreserved, rightPreserved, output.map(_.dataType),
-      leftRowsN, leftPartition, rightRowsN, rightPartition)
+      leftRowsN, leftPartition, rightRowsN, rightPartition, holdUntilFinal)
     val batchId = getStateInfo.storeVersion
+    val info = getStateInfo
+    val held = if (holdUntilFinal) Some(HeldWatermark.writer(session, info)) else None
     val numOutput = longMetric("numOutputRows")
     val dropped = longMetric("numRowsDroppedByWatermark")
     val totalRows = longMetric("numTotalStateRows")
@@ -120,6 +136,8 @@ case class WindowedJoinExec(
         CompletionIterator[InternalRow, Iterator[InternalRow]](out.map { row => numOutput += 1; row }, {
           updatesTime += math.max(0L, (System.nanoTime() - start - counters.evictNanos) / 1000000L)
           removalsTime += counters.evictNanos / 1000000L
+          // Before the commit: a committed batch always has its bound (a rerun rewrites it).
+          held.foreach(_.write(batchId, store.id.partitionId, HeldWatermark.bound(counters.heldMin, evictUs, math.max(leftBounds.lag, rightBounds.lag))))
           commitTime += timeTakenMs { store.commit() }
           dropped += counters.dropped
           padded += counters.padded

@@ -18,7 +18,7 @@ case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
     case j: WindowedJoin =>
       if (j.opIndex < 0) throw OverjoinErrors.internal("a windowed join reached the planner without an operator number")
       WindowedJoinExec(j.joinType, j.leftKeys, j.rightKeys, j.nullSafe, j.condition, j.leftTimes, j.rightTimes,
-        j.leftBounds, j.rightBounds, j.produced, j.leftRowsN, j.leftPartition, j.rightRowsN, j.rightPartition,
+        j.leftBounds, j.rightBounds, j.produced, j.leftRowsN, j.leftPartition, j.rightRowsN, j.rightPartition, j.holdUntilFinal,
         Some(StreamContext.stateInfo(session, j.opIndex)),
         planLater(j.left), planLater(j.right)) :: Nil
     case o: OrderWithinBatch => OrderWithinBatchExec(o.order, planLater(o.child)) :: Nil

@@ -1,0 +1,154 @@
+"""ROWS windows in multi-way joins on streams (docs/semantics.md §3, §4, §8; docs/operator.md).
+
+A join with a ROWS window whose result another stream join reads lets a matched row out only once
+its life interval is final, and holds back the watermark it passes up. Generated three-input cases
+(every join type but CROSS, ROWS windows on one or both inputs of the first join, sometimes on the
+third, partitioned or not, RANGE windows mixed) run as streams, in rowtime order and out of order
+within the lateness, and must return the reference model's rows.
+
+Every window of the generated rows is closed at the end by flush rows, so the stream owes every row
+of the model: for each ROWS input, n + 1 rows per partition at one time F1 (they end every window
+of the generated rows), n + 1 more at F2 (they end the windows of the first ones), then one row per
+input with a NULL key at F3 that moves every watermark past everything before F2. Rows that involve
+a flush row are left out of the comparison on both sides.
+
+Run more seeds with ``OVERJOIN_ROWS_CHAIN_SEEDS``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from tests.generators import FLUSH_ID, SCHEMA, Case, describe, random_case
+from tests.reference_model import Window, multiset
+from tests.spark.streams import make_stream, run_stream
+
+pytestmark = pytest.mark.streaming
+
+COUNT = int(os.environ.get("OVERJOIN_ROWS_CHAIN_SEEDS", "8"))
+SEC = timedelta(seconds=1)
+
+
+def rows_chain_case(seed: int) -> Case:
+    """A generated three-input case, no CROSS join, with a ROWS window on at least one input of
+    the first join (seeded)."""
+    s = seed
+    while True:
+        case = random_case(s)
+        s += 100_000
+        if len(case.views) == 3 and "CROSS" not in case.kinds:
+            break
+    rng = random.Random(seed)
+    windows, over = list(case.windows), list(case.over)
+    chosen = rng.sample(range(2), rng.randint(1, 2)) + ([2] if rng.random() < 0.3 else [])
+    for i in chosen:
+        n = rng.randint(0, 2)
+        form = rng.choice(["rows", "partitioned", "current", "between"])
+        if form == "rows":
+            windows[i], over[i] = Window.rows(n), f"ROWS {n} PRECEDING"
+        elif form == "partitioned":
+            windows[i], over[i] = Window.rows(n, ("k",)), f"PARTITION BY k ROWS {n} PRECEDING"
+        elif form == "current":
+            windows[i], over[i] = Window.rows(0), "ROWS CURRENT ROW"
+        else:
+            windows[i], over[i] = Window.rows(n), f"ROWS BETWEEN {n} PRECEDING AND CURRENT ROW"
+    return replace(case, seed=seed, windows=tuple(windows), over=tuple(over))
+
+
+def closing_batches(case: Case) -> list[dict[str, list[dict[str, Any]]]]:
+    """The three flush batches described in the module docstring."""
+    times = [r["rowtime"] for rs in case.rows for r in rs if r["rowtime"] is not None]
+    widest = max([w.a for w in case.windows if isinstance(w.a, timedelta)] + [timedelta(0)])
+    f1 = max(times) + 2 * widest + 100 * SEC
+    f2, f3 = f1 + 2 * widest + 200 * SEC, f1 + 4 * widest + 600 * SEC
+    ids = iter(range(FLUSH_ID + 100, FLUSH_ID + 100_000))
+    level1: dict[str, list[dict[str, Any]]] = {v: [] for v in case.views}
+    level2: dict[str, list[dict[str, Any]]] = {v: [] for v in case.views}
+    for i, (v, w) in enumerate(zip(case.views, case.windows)):
+        if w.kind != "ROWS":
+            continue
+        assert isinstance(w.a, int)
+        # One partition (a key of this input's own) or every key the input holds, NULL included.
+        keys = sorted({r["k"] for r in case.rows[i]}, key=lambda k: (k is None, k or 0)) if w.partition_by else [-1 - i]
+        for level, at in ((level1, f1), (level2, f2)):
+            for k in keys:
+                level[v] += [{"id": next(ids), "k": k, "rowtime": at} for _ in range(w.a + 1)]
+    last = {v: [{"id": next(ids), "k": None, "rowtime": f3}] for v in case.views}
+    return [level1, level2, last]
+
+
+def run_case(
+    spark: Any, case: Case, batches: list[dict[str, list[dict[str, Any]]]], tag: str, lateness: str | None = None
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], Any]:
+    """(actual, expected, run): the stream's rows and the model's over the same arrived rows."""
+    suffix = f"_{tag}{case.seed}"
+    inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
+    fed = [{v + suffix: rows for v, rows in b.items()} for b in batches]
+    if lateness:
+        spark.conf.set("spark.overjoin.lateness", lateness)
+    try:
+        run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), fed, inputs)
+    finally:
+        spark.conf.unset("spark.overjoin.lateness")
+    arrived = [[r for b in batches for r in b.get(v, [])] for v in case.views]
+    expected = case.without_flush(case.with_rows(arrived).expected())
+    return case.without_flush([tuple(r) for r in run.rows]), expected, run
+
+
+@pytest.mark.parametrize("seed", range(8000, 8000 + COUNT), ids=lambda s: f"seed_{s}")
+def test_rows_join_joined_again_in_order_matches_the_reference_model(spark, seed):
+    case = rows_chain_case(seed)
+    actual, expected, run = run_case(spark, case, case.batches() + closing_batches(case), "ci")
+    assert multiset(actual) == multiset(expected), describe(case, actual)
+    dropped = sum(op.get("numRowsDroppedByWatermark", 0) for p in run.progress for op in p.get("stateOperators", []))
+    assert dropped == 0, "a row the ROWS join let out late was dropped by the join above it"
+
+
+@pytest.mark.parametrize("seed", range(8500, 8500 + COUNT), ids=lambda s: f"seed_{s}")
+def test_rows_join_joined_again_out_of_order_matches_the_reference_model(spark, seed):
+    case = rows_chain_case(seed)
+    batches = case.shuffled_batches(4 * SEC, count=8) + closing_batches(case)
+    actual, expected, _ = run_case(spark, case, batches, "co", lateness="4 seconds")
+    assert multiset(actual) == multiset(expected), describe(case, actual)
+
+
+def test_the_rows_join_below_waits_for_its_final_life_and_the_plan_says_so(spark):
+    """`a OVER (ROWS 1) JOIN b LEFT JOIN c`: the first join is marked holdUntilFinal in the plan,
+    the one above is not. a1's window is still open when c arrives; the rows that end it (a2, a3)
+    come a batch later and make the pair (a1, b) live [11, 13), which c's [14, 16] does not meet.
+    Let out with its open window, the pair would have met c."""
+    from datetime import datetime
+
+    def at(s: int) -> datetime:
+        return datetime.fromisoformat(f"2024-01-01T00:00:{s:02d}")
+
+    a = [{"id": 1001, "k": 1, "rowtime": at(10)}]
+    later_a = [{"id": 1002, "k": 1, "rowtime": at(12)}, {"id": 1003, "k": 1, "rowtime": at(13)}]
+    b = [{"id": 2001, "k": 1, "rowtime": at(11)}]
+    c = [{"id": 3001, "k": 1, "rowtime": at(14)}]
+    case = Case(
+        1,
+        (Window.rows(1), Window.range(5 * SEC), Window.range(2 * SEC)),
+        ("ROWS 1 PRECEDING", "RANGE INTERVAL '5' SECOND PRECEDING", "RANGE INTERVAL '2' SECOND PRECEDING"),
+        (tuple(a + later_a), tuple(b), tuple(c)),
+        ("INNER", "LEFT"),
+        (("a", "b"), ("b", "c")),
+    )
+    batches = [{"ga": a, "gb": b}, {"gc": c}, {"ga": later_a}, *closing_batches(case)]
+    actual, expected, _ = run_case(spark, case, batches, "hp")
+    assert (at(13), 1001, 2001, None) in expected  # the pair, padded: its life ended before c's began
+    assert not any(t[1] == 1001 and t[3] == 3001 for t in expected)
+    assert multiset(actual) == multiset(expected), describe(case, actual)
+
+    streams = {v: make_stream(spark, v + "_plan", SCHEMA) for v in case.views}
+    plan = spark.sql(case.sql_reading([s.name for s in streams.values()]))._jdf.queryExecution().analyzed()
+    joins = [line for line in plan.toString().splitlines() if "WindowedJoin " in line]
+    assert len(joins) == 2, plan.toString()
+    assert sum("holdUntilFinal" in line for line in joins) == 1, plan.toString()
+    assert "holdUntilFinal" in next(line for line in joins if "INNER" in line or "Inner" in line), plan.toString()
