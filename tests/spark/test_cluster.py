@@ -121,13 +121,16 @@ class Cluster:
 
 
 def test_stream_joins_on_a_standalone_cluster_survive_losing_a_worker(spark, tmp_path):
-    """A ROWS-window join (one worker killed mid-stream), then a chained outer RANGE join on the
-    worker left."""
+    """A ROWS-window join (one worker killed mid-stream), then a chained outer RANGE join and a
+    ROWS join whose result is joined again (its executors record the held-back watermark's bounds
+    in the checkpoint) on the worker left."""
     cluster = Cluster(tmp_path)
     try:
         rows_seed = next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5)
         range_seed = next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3)
-        for kind, seed, kill in (("rows", rows_seed, True), ("range", range_seed, False)):
+        chain_seed = next(s for s in range(8200, 8300) if len(case_for("rows_chain", s)[1]) >= 5)
+        runs = (("rows", rows_seed, True), ("range", range_seed, False), ("rows_chain", chain_seed, False))
+        for kind, seed, kill in runs:
             _run_on(cluster, tmp_path / f"{kind}{seed}", spark, kind, seed, kill)
     finally:
         cluster.stop()

@@ -197,7 +197,8 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     pendingFrom = Long.MaxValue
     if (fresh.lefts.nonEmpty) spec.leftRows.foreach(n => closeEnds(held.lefts ++ fresh.lefts, n, leftPartition.get, decided))
     if (fresh.rights.nonEmpty) spec.rightRows.foreach(n => closeEnds(held.rights ++ fresh.rights, n, rightPartition.get, decided))
-    val out = new ArrayBuffer[InternalRow]()
+    outputs.clear()
+    val out = outputs
     var i = 0
     while (i < fresh.lefts.size) {
       val x = fresh.lefts(i)
@@ -223,10 +224,15 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
         i += 1
       }
     }
-    held.lefts ++= fresh.lefts
-    held.rights ++= fresh.rights
+    appendAll(held.lefts, fresh.lefts)
+    appendAll(held.rights, fresh.rights)
     evictAndWrite(key, held, out, existed = stored != null)
     out.iterator
+  }
+
+  private def appendAll(to: ArrayBuffer[Entry], from: ArrayBuffer[Entry]): Unit = {
+    var i = 0
+    while (i < from.size) { to += from(i); i += 1 }
   }
 
   /**
@@ -263,7 +269,7 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
   }
 
   /** docs/semantics.md §4: `x` and `y` match when their lives share a point and the condition holds. */
-  private def tryMatch(x: Entry, y: Entry, out: ArrayBuffer[InternalRow], decidedBefore: Long): Unit = {
+  private def tryMatch(x: Entry, y: Entry, out: Outputs, decidedBefore: Long): Unit = {
     if (x.unmatchable || y.unmatchable || x.orderOnly || y.orderOnly) return
     val from = math.max(x.start, y.start)
     val (to, toInclusive) =
@@ -286,14 +292,14 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     if (condition.isDefined && !condition.get.eval(pairRow(x.row, y.row))) return
     x.matched = true
     y.matched = true
-    out += emit(math.max(x.rowtime, y.rowtime), from, to, toInclusive, x.row, y.row)
+    out.add(math.max(x.rowtime, y.rowtime), from, to, toInclusive, x.row, y.row)
   }
 
   /**
    * Drops the rows no later row can meet (padding unmatched rows of a preserved side once the
    * watermark has passed their ROWTIME), then writes the key's blob, or removes the key.
    */
-  private def evictAndWrite(key: UnsafeRow, rows: KeyRows, out: ArrayBuffer[InternalRow], existed: Boolean): Unit = {
+  private def evictAndWrite(key: UnsafeRow, rows: KeyRows, out: Outputs, existed: Boolean): Unit = {
     val t0 = System.nanoTime()
     var due = pendingFrom
     def sweep(side: ArrayBuffer[Entry], preserved: Boolean, otherLag: Long, isLeft: Boolean,
@@ -314,8 +320,8 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
           if (dropAt <= evictUs) {
             if (pad) {
               counters.padded += 1
-              out += (if (isLeft) emit(padAt, e.start, e.end, e.endInclusive, e.row, nullRight)
-                else emit(padAt, e.start, e.end, e.endInclusive, nullLeft, e.row))
+              if (isLeft) out.add(padAt, e.start, e.end, e.endInclusive, e.row, nullRight)
+              else out.add(padAt, e.start, e.end, e.endInclusive, nullLeft, e.row)
             }
             if (order != null && order.containsKey(e)) { e.orderOnly = true; side(kept) = e; kept += 1 }
           } else {
@@ -384,7 +390,7 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
 
   /** Keys without new rows: only those whose blob says something is due are decoded. */
   private def dueKeys(batch: java.util.HashMap[UnsafeRow, KeyRows]): Iterator[InternalRow] = {
-    lazy val out = {
+    lazy val due = {
       val t0 = System.nanoTime()
       val due = new ArrayBuffer[(UnsafeRow, UnsafeRow)]()
       val it = store.iterator(cf)
@@ -401,23 +407,69 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
         }
       }
       counters.evictNanos += System.nanoTime() - t0
-      // Collected first, written after: a store's iterator and its writes must not interleave.
-      val rows = new ArrayBuffer[InternalRow]()
-      val none = new KeyRows
-      due.foreach { case (k, blob) => rows ++= joinKey(k, none, blob) }
-      rows
+      due
     }
-    Iterator.single(()).flatMap(_ => out.iterator)
+    // Collected first, written after: a store's iterator and its writes must not interleave. Each
+    // key's output is consumed before the next key is joined (the output buffer is reused).
+    val none = new KeyRows
+    Iterator.single(()).flatMap(_ => due.iterator).flatMap { case (k, blob) => joinKey(k, none, blob) }
   }
 
-  /** One output row: ROWTIME, life interval, the left row, the right row. Copied: it is buffered. */
-  private def emit(rowtime: Long, start: Long, end: Long, endInclusive: Boolean, l: InternalRow, r: InternalRow): InternalRow = {
-    timesRow.setLong(0, rowtime)
-    timesRow.setLong(1, start)
-    if (end == Entry.Open) timesRow.setNullAt(2) else timesRow.setLong(2, end)
-    timesRow.setBoolean(3, endInclusive)
-    project(outRow2(outRow1(timesRow, l), r)).copy()
+  /**
+   * The output rows of one key, kept as their parts (ROWTIME, life interval, left row, right row)
+   * and projected only as they are read, into one reused row, as Spark's operators do: no copy per
+   * output row. The parts stay valid until the key's output is read: the left and right rows
+   * point into the key's stored value or into this batch's copied input rows, neither of which
+   * changes. The buffer and its entries are reused for the next key, so a key's output must be
+   * read before the next key is joined (both `run` and `dueKeys` pull keys one at a time).
+   */
+  private final class Outputs {
+    private var n = 0
+    private var rowtimes = new Array[Long](16)
+    private var starts = new Array[Long](16)
+    private var ends = new Array[Long](16)
+    private var inclusive = new Array[Boolean](16)
+    private var lefts = new Array[InternalRow](16)
+    private var rights = new Array[InternalRow](16)
+
+    def clear(): Unit = {
+      java.util.Arrays.fill(lefts.asInstanceOf[Array[AnyRef]], 0, n, null)
+      java.util.Arrays.fill(rights.asInstanceOf[Array[AnyRef]], 0, n, null)
+      n = 0
+    }
+
+    def add(rowtime: Long, start: Long, end: Long, endInclusive: Boolean, l: InternalRow, r: InternalRow): Unit = {
+      if (n == rowtimes.length) {
+        val size = 2 * n
+        rowtimes = java.util.Arrays.copyOf(rowtimes, size)
+        starts = java.util.Arrays.copyOf(starts, size)
+        ends = java.util.Arrays.copyOf(ends, size)
+        inclusive = java.util.Arrays.copyOf(inclusive, size)
+        lefts = java.util.Arrays.copyOf(lefts.asInstanceOf[Array[AnyRef]], size).asInstanceOf[Array[InternalRow]]
+        rights = java.util.Arrays.copyOf(rights.asInstanceOf[Array[AnyRef]], size).asInstanceOf[Array[InternalRow]]
+      }
+      rowtimes(n) = rowtime; starts(n) = start; ends(n) = end; inclusive(n) = endInclusive
+      lefts(n) = l; rights(n) = r
+      n += 1
+    }
+
+    def iterator: Iterator[InternalRow] = new Iterator[InternalRow] {
+      private var i = 0
+      private val count = n
+      def hasNext: Boolean = i < count
+      def next(): InternalRow = {
+        timesRow.setLong(0, rowtimes(i))
+        timesRow.setLong(1, starts(i))
+        if (ends(i) == Entry.Open) timesRow.setNullAt(2) else timesRow.setLong(2, ends(i))
+        timesRow.setBoolean(3, inclusive(i))
+        val row = project(outRow2(outRow1(timesRow, lefts(i)), rights(i)))
+        i += 1
+        row
+      }
+    }
   }
+
+  private val outputs = new Outputs
 }
 
 object JoinPartition {
