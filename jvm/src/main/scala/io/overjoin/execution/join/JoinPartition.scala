@@ -5,45 +5,6 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.types.{BooleanType, LongType}
-
-import io.overjoin.catalyst.plans.logical.SideBounds
-
-/**
- * Everything a windowed join's partition task needs besides its state store; built on the driver
- * and shipped with the task. Expressions are bound to the sides' output here, on the executor.
- */
-final case class JoinSpec(
-    leftOutput: Seq[Attribute],
-    rightOutput: Seq[Attribute],
-    leftKeys: Seq[Expression],
-    rightKeys: Seq[Expression],
-    nullSafe: Seq[Boolean],
-    condition: Option[Expression],
-    leftTimes: Seq[Expression],
-    rightTimes: Seq[Expression],
-    leftBounds: SideBounds,
-    rightBounds: SideBounds,
-    leftPreserved: Boolean,
-    rightPreserved: Boolean,
-    outputTypes: Seq[org.apache.spark.sql.types.DataType],
-    leftRows: Option[Long] = None,
-    leftPartition: Seq[Expression] = Nil,
-    rightRows: Option[Long] = None,
-    rightPartition: Seq[Expression] = Nil,
-    holdUntilFinal: Boolean = false)
-
-/** Counters of one partition task, reported as the operator's metrics. */
-final class JoinCounters {
-  var dropped = 0L
-  var padded = 0L
-  var stateRows = 0L
-  var updatedKeys = 0L
-  var removedKeys = 0L
-  var evictNanos = 0L
-  /** With `holdUntilFinal`: the earliest life start (us) of a row left in state that can still be output. */
-  var heldMin: Long = Long.MaxValue
-}
 
 /**
  * One micro-batch of a windowed join in one partition (docs/semantics.md §4 and §8):
@@ -72,7 +33,7 @@ final class JoinCounters {
  * back (org.apache.spark.sql.overjoin.HeldWatermark).
  *
  * A row arriving after this batch has event time above `evictUs`, so its life starts after
- * `evictUs - lag` of its side ([[SideBounds]]): a row of the other side whose life ends before
+ * `evictUs - lag` of its side ([[io.overjoin.catalyst.plans.logical.SideBounds]]): a row of the other side whose life ends before
  * that can meet no later row.
  */
 final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evictUs: Long, batchId: Long,
@@ -97,10 +58,6 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
   private val pairRow = new JoinedRow
   private val nullLeft = new GenericInternalRow(nLeft)
   private val nullRight = new GenericInternalRow(nRight)
-  private val timesRow = new SpecificInternalRow(Seq(LongType, LongType, LongType, BooleanType))
-  private val outRow1 = new JoinedRow
-  private val outRow2 = new JoinedRow
-  private val project = UnsafeProjection.create(spec.outputTypes.toArray)
   // A later row of the left side starts after evictUs - leftLag; of the right, evictUs - rightLag.
   private val leftLag = spec.leftBounds.lag
   private val rightLag = spec.rightBounds.lag
@@ -269,7 +226,7 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
   }
 
   /** docs/semantics.md §4: `x` and `y` match when their lives share a point and the condition holds. */
-  private def tryMatch(x: Entry, y: Entry, out: Outputs, decidedBefore: Long): Unit = {
+  private def tryMatch(x: Entry, y: Entry, out: JoinOutputs, decidedBefore: Long): Unit = {
     if (x.unmatchable || y.unmatchable || x.orderOnly || y.orderOnly) return
     val from = math.max(x.start, y.start)
     val (to, toInclusive) =
@@ -299,7 +256,7 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
    * Drops the rows no later row can meet (padding unmatched rows of a preserved side once the
    * watermark has passed their ROWTIME), then writes the key's blob, or removes the key.
    */
-  private def evictAndWrite(key: UnsafeRow, rows: KeyRows, out: Outputs, existed: Boolean): Unit = {
+  private def evictAndWrite(key: UnsafeRow, rows: KeyRows, out: JoinOutputs, existed: Boolean): Unit = {
     val t0 = System.nanoTime()
     var due = pendingFrom
     def sweep(side: ArrayBuffer[Entry], preserved: Boolean, otherLag: Long, isLeft: Boolean,
@@ -415,61 +372,7 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     Iterator.single(()).flatMap(_ => due.iterator).flatMap { case (k, blob) => joinKey(k, none, blob) }
   }
 
-  /**
-   * The output rows of one key, kept as their parts (ROWTIME, life interval, left row, right row)
-   * and projected only as they are read, into one reused row, as Spark's operators do: no copy per
-   * output row. The parts stay valid until the key's output is read: the left and right rows
-   * point into the key's stored value or into this batch's copied input rows, neither of which
-   * changes. The buffer and its entries are reused for the next key, so a key's output must be
-   * read before the next key is joined (both `run` and `dueKeys` pull keys one at a time).
-   */
-  private final class Outputs {
-    private var n = 0
-    private var rowtimes = new Array[Long](16)
-    private var starts = new Array[Long](16)
-    private var ends = new Array[Long](16)
-    private var inclusive = new Array[Boolean](16)
-    private var lefts = new Array[InternalRow](16)
-    private var rights = new Array[InternalRow](16)
-
-    def clear(): Unit = {
-      java.util.Arrays.fill(lefts.asInstanceOf[Array[AnyRef]], 0, n, null)
-      java.util.Arrays.fill(rights.asInstanceOf[Array[AnyRef]], 0, n, null)
-      n = 0
-    }
-
-    def add(rowtime: Long, start: Long, end: Long, endInclusive: Boolean, l: InternalRow, r: InternalRow): Unit = {
-      if (n == rowtimes.length) {
-        val size = 2 * n
-        rowtimes = java.util.Arrays.copyOf(rowtimes, size)
-        starts = java.util.Arrays.copyOf(starts, size)
-        ends = java.util.Arrays.copyOf(ends, size)
-        inclusive = java.util.Arrays.copyOf(inclusive, size)
-        lefts = java.util.Arrays.copyOf(lefts.asInstanceOf[Array[AnyRef]], size).asInstanceOf[Array[InternalRow]]
-        rights = java.util.Arrays.copyOf(rights.asInstanceOf[Array[AnyRef]], size).asInstanceOf[Array[InternalRow]]
-      }
-      rowtimes(n) = rowtime; starts(n) = start; ends(n) = end; inclusive(n) = endInclusive
-      lefts(n) = l; rights(n) = r
-      n += 1
-    }
-
-    def iterator: Iterator[InternalRow] = new Iterator[InternalRow] {
-      private var i = 0
-      private val count = n
-      def hasNext: Boolean = i < count
-      def next(): InternalRow = {
-        timesRow.setLong(0, rowtimes(i))
-        timesRow.setLong(1, starts(i))
-        if (ends(i) == Entry.Open) timesRow.setNullAt(2) else timesRow.setLong(2, ends(i))
-        timesRow.setBoolean(3, inclusive(i))
-        val row = project(outRow2(outRow1(timesRow, lefts(i)), rights(i)))
-        i += 1
-        row
-      }
-    }
-  }
-
-  private val outputs = new Outputs
+  private val outputs = new JoinOutputs(spec.outputTypes)
 }
 
 object JoinPartition {
