@@ -119,8 +119,9 @@ object OverjoinErrors {
   def rowsWindowOnStream(origin: Origin, input: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_WINDOW_ON_STREAM", origin, "input" -> input)
 
-  def rowsPartitionNotAColumn(origin: Origin, input: String, partition: String): OverjoinAnalysisException =
-    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_PARTITION_NOT_A_COLUMN", origin, "input" -> input, "partition" -> partition)
+  def rowsPartitionNotOfTheInput(origin: Origin, input: String, partition: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_PARTITION_NOT_OF_THE_INPUT", origin, "input" -> input,
+      "partition" -> partition)
 
   def asofStreamWithTable(stream: String, table: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ASOF_STREAM_WITH_TABLE", Origin(), "stream" -> stream, "table" -> table)

@@ -3,7 +3,6 @@ package io.overjoin.catalyst.analysis
 import java.util.UUID
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.internal.SQLConf
@@ -137,19 +136,30 @@ private[analysis] object InputRowtimes {
   }
 
   /**
-   * The `PARTITION BY` of a stream's ROWS window, resolved against the input: the join's operator
-   * reads these columns of each row. On a stream they must be columns (or fields of them).
+   * The `PARTITION BY` of a stream's ROWS window, resolved against the input's columns by Spark's
+   * analyzer (functions, casts and operators as anywhere else): the join's operator evaluates these
+   * expressions on each row. Each must be deterministic, read at least one column of the input, and
+   * be a row-level expression (no aggregate, window or generator function).
+   * {{{
+   *   Project [<partition> AS p]          analyzed; the child stands for the input's columns
+   *   +- LocalRelation <input's output>
+   * }}}
    */
   private def streamPartition(w: WindowedInput, child: LogicalPlan, source: String): Seq[Expression] = {
-    val parser = SparkSession.active.sessionState.sqlParser
-    val resolver = SQLConf.get.resolver
+    val session = SparkSession.active
+    val columns = LocalRelation(child.output)
     w.input.window.partitionBy.map { text =>
-      val resolved = parser.parseExpression(text).transformUp {
-        case u: UnresolvedAttribute => child.resolve(u.nameParts, resolver).getOrElse(
-          throw OverjoinErrors.rowsPartitionNotAColumn(w.input.origin, source, text))
+      def refuse = OverjoinErrors.rowsPartitionNotOfTheInput(w.input.origin, source, text)
+      val parsed = try session.sessionState.sqlParser.parseExpression(text) catch { case _: Exception => throw refuse }
+      val analyzed = try session.sessionState.analyzer.execute(Project(Seq(Alias(parsed, "p")()), columns))
+      catch { case _: Exception => throw refuse }
+      val resolved = analyzed match {
+        case Project(Seq(Alias(e, _)), r: LocalRelation) if r.output == columns.output => e
+        case _ => throw refuse
       }
-      if (!resolved.resolved || !resolved.deterministic || resolved.references.isEmpty) {
-        throw OverjoinErrors.rowsPartitionNotAColumn(w.input.origin, source, text)
+      if (!resolved.resolved || !resolved.deterministic || resolved.references.isEmpty ||
+          !resolved.references.subsetOf(child.outputSet)) {
+        throw refuse
       }
       resolved
     }
