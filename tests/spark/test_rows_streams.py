@@ -161,7 +161,9 @@ def _stream(spark: Any, name: str, tmp_path: Any) -> None:
     spark.readStream.schema(SCHEMA).parquet(str(tmp_path / name)).createOrReplaceTempView(name)
 
 
-@pytest.mark.parametrize("partition", ["rand()", "k + rand()", "1", "no_such_column", "count(k)", "no_such_fn(k)"])
+@pytest.mark.parametrize(
+    "partition", ["rand()", "k + rand()", "1", "no_such_column", "count(k)", "no_such_fn(k)", "k + (SELECT 1)"]
+)
 def test_rows_window_partitioned_by_what_is_not_a_row_expression_is_refused(spark, tmp_path, partition):
     _stream(spark, "rows_s2", tmp_path)
     with pytest.raises(AnalysisException, match="ROWS_PARTITION_NOT_OF_THE_INPUT") as error:

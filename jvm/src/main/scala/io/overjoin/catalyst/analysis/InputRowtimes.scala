@@ -139,7 +139,7 @@ private[analysis] object InputRowtimes {
    * The `PARTITION BY` of a stream's ROWS window, resolved against the input's columns by Spark's
    * analyzer (functions, casts and operators as anywhere else): the join's operator evaluates these
    * expressions on each row. Each must be deterministic, read at least one column of the input, and
-   * be a row-level expression (no aggregate, window or generator function).
+   * be a row-level expression (no aggregate, window or generator function, no subquery).
    * {{{
    *   Project [<partition> AS p]          analyzed; the child stands for the input's columns
    *   +- LocalRelation <input's output>
@@ -158,7 +158,7 @@ private[analysis] object InputRowtimes {
         case _ => throw refuse
       }
       if (!resolved.resolved || !resolved.deterministic || resolved.references.isEmpty ||
-          !resolved.references.subsetOf(child.outputSet)) {
+          !resolved.references.subsetOf(child.outputSet) || SubqueryExpression.hasSubquery(resolved)) {
         throw refuse
       }
       resolved
