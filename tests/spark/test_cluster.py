@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-from tests.generators import SCHEMA, describe, random_case
+from tests.generators import describe, random_case
 from tests.reference_model import multiset
 from tests.spark.restart_child import case_for
-from tests.spark.test_restart import REPO, _cases, _expected, _wait_for_a_batch_in_progress
+from tests.spark.test_restart import REPO, _cases, _expected, _wait_for_a_batch_in_progress, child_spec
 
 pytestmark = pytest.mark.streaming
 
@@ -139,33 +139,21 @@ def test_stream_joins_on_a_standalone_cluster_survive_losing_a_worker(spark, tmp
 def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill: bool) -> None:
     case, batches = case_for(kind, seed)
     kill_after = len(batches) // 2
-    views = [f"{v}_c{kind}{seed}" for v in case.views]
-    folders = [str(work / v) for v in views]
-    for f in folders:
-        os.makedirs(f)
-    out, checkpoint = str(work / "out"), str(work / "checkpoint")
-    spec = {
-        "kind": kind,
-        "seed": seed,
-        "views": views,
-        "folders": folders,
-        "out": out,
-        "checkpoint": checkpoint,
-        "schema": SCHEMA,
-        "conf": {
-            "spark.master": cluster.url,
-            "spark.driver.host": "127.0.0.1",
-            "spark.driver.bindAddress": "127.0.0.1",
-            "spark.executor.memory": "512m",
-            "spark.executor.cores": "1",
-            "spark.cores.max": "2",
-            "spark.sql.shuffle.partitions": "2",
-            "spark.ui.enabled": "false",
-            "spark.sql.session.timeZone": "UTC",
-            "spark.sql.adaptive.enabled": "false",
-            "spark.driver.memory": "1g",
-        },
+    conf = {
+        "spark.master": cluster.url,
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.executor.memory": "512m",
+        "spark.executor.cores": "1",
+        "spark.cores.max": "2",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.ui.enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.adaptive.enabled": "false",
+        "spark.driver.memory": "1g",
     }
+    spec = child_spec(work, kind, seed, f"c{kind}", conf)
+    out, checkpoint = spec["out"], spec["checkpoint"]
     (work / "spec.json").write_text(json.dumps(spec))
     driver_log = work / "driver.log"
     with open(driver_log, "w") as err:

@@ -208,43 +208,58 @@ def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) ->
     assert committed >= 1, "the killed run committed no batch: nothing was restarted"
 
 
+def child_spec(work: Path, kind: str, seed: int, suffix: str, conf: dict[str, str]) -> dict[str, Any]:
+    """The spec of a restart child (tests/spark/restart_child.py) for the generated case ``(kind,
+    seed)``: its views (named ``<view>_<suffix><seed>``), their input folders (created), and the
+    sink and checkpoint under ``work``."""
+    case, _ = case_for(kind, seed)
+    views = [f"{v}_{suffix}{seed}" for v in case.views]
+    folders = [str(work / v) for v in views]
+    for f in folders:
+        os.makedirs(f)
+    return {
+        "kind": kind,
+        "seed": seed,
+        "views": views,
+        "folders": folders,
+        "out": str(work / "out"),
+        "checkpoint": str(work / "checkpoint"),
+        "schema": SCHEMA,
+        "conf": conf,
+    }
+
+
+def kill_9_then_finish(spark: Any, work: Path, kind: str, seed: int, suffix: str, conf: dict[str, str]) -> str:
+    """Runs the first half of case ``(kind, seed)`` in a child driver with ``conf``, kills its JVM
+    with SIGKILL mid-batch, finishes the stream here from the same checkpoint and asserts the
+    replay rows. Returns the checkpoint's path."""
+    case, batches = case_for(kind, seed)
+    kill_after = len(batches) // 2
+    spec = child_spec(work, kind, seed, suffix, conf)
+    _run_child_and_kill_it(work, spec, kill_after)
+
+    views, folders, out = spec["views"], spec["folders"], spec["out"]
+    _streams(spark, views, folders)
+    if kind == "ordered":
+        spark.conf.set("spark.overjoin.emit", "ordered")
+    query = _start(spark, case, views, out, spec["checkpoint"])
+    try:
+        query.processAllAvailable()
+        for i in range(kill_after + 1, len(batches)):
+            for view, rows in batches[i].items():
+                write_batch(folders[case.views.index(view)], i, rows)
+            query.processAllAvailable()
+    finally:
+        query.stop()
+        spark.conf.unset("spark.overjoin.emit")
+    _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
+    return str(spec["checkpoint"])
+
+
 def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_path):
     """The driver JVM of the first run dies by SIGKILL while a micro-batch is in progress."""
     for kind, seed in KILL_RUNS:
-        case, batches = case_for(kind, seed)
-        kill_after = len(batches) // 2
-        work = tmp_path / f"{kind}{seed}"
-        views = [f"{v}_k{seed}" for v in case.views]
-        folders = [str(work / v) for v in views]
-        for f in folders:
-            os.makedirs(f)
-        out, checkpoint = str(work / "out"), str(work / "checkpoint")
-        spec = {
-            "kind": kind,
-            "seed": seed,
-            "views": views,
-            "folders": folders,
-            "out": out,
-            "checkpoint": checkpoint,
-            "schema": SCHEMA,
-            "conf": CHILD_CONF,
-        }
-        _run_child_and_kill_it(work, spec, kill_after)
-
-        _streams(spark, views, folders)
-        if kind == "ordered":
-            spark.conf.set("spark.overjoin.emit", "ordered")
-        query = _start(spark, case, views, out, checkpoint)
-        try:
-            query.processAllAvailable()
-            for i in range(kill_after + 1, len(batches)):
-                for view, rows in batches[i].items():
-                    write_batch(folders[case.views.index(view)], i, rows)
-                query.processAllAvailable()
-        finally:
-            query.stop()
-            spark.conf.unset("spark.overjoin.emit")
-        _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
+        kill_9_then_finish(spark, tmp_path / f"{kind}{seed}", kind, seed, "k", CHILD_CONF)
 
 
 @pytest.mark.parametrize("op", ["<=", ">="])

@@ -18,17 +18,17 @@ from typing import Any
 
 import pytest
 
-from tests.generators import SCHEMA, random_case
+from tests.generators import random_case
 from tests.spark.restart_child import case_for, write_batch
 from tests.spark.test_restart import (
     CHILD_CONF,
     _assert_exact,
     _cases,
     _expected,
-    _run_child_and_kill_it,
     _sink_rows,
     _start,
     _streams,
+    kill_9_then_finish,
 )
 
 pytestmark = pytest.mark.streaming
@@ -98,36 +98,6 @@ def test_stop_and_restart_on_rocksdb_returns_the_replay_rows(rocksdb, kind, seed
 
 def test_kill_9_of_the_driver_on_rocksdb_then_restart(rocksdb, tmp_path: Path):
     """A ROWS join whose result is joined again, on RocksDB, its driver killed mid-batch."""
-    spark = rocksdb
     kind, seed = RUNS[2]
-    case, batches = case_for(kind, seed)
-    kill_after = len(batches) // 2
-    views = [f"{v}_dbk{seed}" for v in case.views]
-    folders = [str(tmp_path / v) for v in views]
-    for f in folders:
-        os.makedirs(f)
-    out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
-    spec = {
-        "kind": kind,
-        "seed": seed,
-        "views": views,
-        "folders": folders,
-        "out": out,
-        "checkpoint": checkpoint,
-        "schema": SCHEMA,
-        "conf": {**CHILD_CONF, PROVIDER: ROCKSDB},
-    }
-    _run_child_and_kill_it(tmp_path, spec, kill_after)
-
-    _streams(spark, views, folders)
-    query = _start(spark, case, views, out, checkpoint)
-    try:
-        query.processAllAvailable()
-        for i in range(kill_after + 1, len(batches)):
-            for view, rows in batches[i].items():
-                write_batch(folders[case.views.index(view)], i, rows)
-            query.processAllAvailable()
-    finally:
-        query.stop()
+    checkpoint = kill_9_then_finish(rocksdb, tmp_path, kind, seed, "dbk", {**CHILD_CONF, PROVIDER: ROCKSDB})
     _assert_rocksdb_wrote_the_state(checkpoint)
-    _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
