@@ -90,3 +90,27 @@ def test_state_of_an_unknown_format_is_refused_with_a_clear_error(spark):
         blob_cls.due(bytes(future))
     assert "OJ401" in str(failure.value) and "OVERJOIN_STATE_FORMAT" in str(failure.value)
     assert "formats 1 and 2" in str(failure.value)
+
+
+def test_a_join_reuses_its_generated_code_across_micro_batches(spark):
+    """A task hands its kernels (the join's generated projections, condition and output joiners)
+    back when it ends and the next micro-batch's task of the same join takes them, although each
+    micro-batch's plan gives the columns new expression ids (docs/operator.md, "Where the CPU
+    goes"). Without reuse, every task of every batch leaves a set behind."""
+    kernels = spark._jvm.io.overjoin.execution.join.JoinKernels
+    case, batches = edge_case("LEFT", "b")
+    suffix = "_kernels"
+    inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
+    fed = [{v + suffix: rows for v, rows in b.items()} for b in batches + case.flush_batches()]
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    before = kernels.idleCount()
+    spark.conf.set("spark.overjoin.lateness", "4 seconds")
+    try:
+        run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), fed, inputs)
+    finally:
+        spark.conf.unset("spark.overjoin.lateness")
+    tasks = partitions * sum(1 for p in run.progress if p["stateOperators"])
+    assert tasks >= 4 * partitions, "the case should run several micro-batches of the join"
+    assert kernels.idleCount() - before <= partitions, (before, kernels.idleCount(), tasks)
+    expected = case.without_flush(case.expected())
+    assert multiset(case.without_flush([tuple(r) for r in run.rows])) == multiset(expected)

@@ -36,34 +36,27 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
  * `evictUs - lag` of its side ([[io.overjoin.catalyst.plans.logical.SideBounds]]): a row of the other side whose life ends before
  * that can meet no later row.
  */
-final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evictUs: Long, batchId: Long,
+final class JoinPartition(
+    spec: JoinSpec,
+    kernels: JoinKernels,
+    store: StateStore,
+    lateUs: Long,
+    evictUs: Long,
+    batchId: Long,
     counters: JoinCounters) {
   import JoinPartition._
+  import kernels.{condition, leftKey, leftPartition, leftTimes, leftToUnsafe, outputs}
+  import kernels.{rightKey, rightPartition, rightTimes, rightToUnsafe}
 
   private val cf = StateStore.DEFAULT_COL_FAMILY_NAME
   private val nLeft = spec.leftOutput.size
   private val nRight = spec.rightOutput.size
-  private val leftKey = UnsafeProjection.create(spec.leftKeys, spec.leftOutput)
-  private val rightKey = UnsafeProjection.create(spec.rightKeys, spec.rightOutput)
-  private val leftTimes = UnsafeProjection.create(spec.leftTimes, spec.leftOutput)
-  private val rightTimes = UnsafeProjection.create(spec.rightTimes, spec.rightOutput)
-  private val leftToUnsafe = UnsafeProjection.create(spec.leftOutput.map(_.dataType).toArray)
-  private val rightToUnsafe = UnsafeProjection.create(spec.rightOutput.map(_.dataType).toArray)
   private val nullSafe = spec.nullSafe.toArray
-  private val condition = spec.condition.map { c =>
-    val p = Predicate.create(c, spec.leftOutput ++ spec.rightOutput)
-    p.initialize(0)
-    p
-  }
   private val pairRow = new JoinedRow
-  private val nullLeft = new GenericInternalRow(nLeft)
-  private val nullRight = new GenericInternalRow(nRight)
   // A later row of the left side starts after evictUs - leftLag; of the right, evictUs - rightLag.
   private val leftLag = spec.leftBounds.lag
   private val rightLag = spec.rightBounds.lag
   private val hasRows = spec.leftRows.isDefined || spec.rightRows.isDefined
-  private val leftPartition = spec.leftRows.map(_ => UnsafeProjection.create(spec.leftPartition, spec.leftOutput))
-  private val rightPartition = spec.rightRows.map(_ => UnsafeProjection.create(spec.rightPartition, spec.rightOutput))
   // Arrival order within the batch: a ROWS window orders tied rowtimes by arrival.
   private var arrivals = 0L
   // The earliest intersection start of a pair of the current key still waiting for the watermark.
@@ -81,7 +74,7 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
         while (!current.hasNext && keys.hasNext) {
           val e = keys.next()
           val stored = store.get(e.getKey, cf)
-          current = joinKey(e.getKey, e.getValue, stored)
+          current = joinKey(e.getKey, e.getValue, stored, countRows = false)
         }
         current.hasNext
       }
@@ -141,7 +134,8 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
    * Joins the new rows of one key (maybe none) with what the key holds (`stored`, or null), then
    * evicts and writes it back.
    */
-  private def joinKey(key: UnsafeRow, fresh: KeyRows, stored: UnsafeRow): Iterator[InternalRow] = {
+  private def joinKey(key: UnsafeRow, fresh: KeyRows, stored: UnsafeRow, countRows: Boolean)
+      : Iterator[InternalRow] = {
     val held = new KeyRows
     var decided = NoWatermark
     if (stored != null) {
@@ -183,7 +177,7 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     }
     appendAll(held.lefts, fresh.lefts)
     appendAll(held.rights, fresh.rights)
-    evictAndWrite(key, held, out, existed = stored != null)
+    evictAndWrite(key, held, out, existed = stored != null, countRows)
     out.iterator
   }
 
@@ -256,7 +250,8 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
    * Drops the rows no later row can meet (padding unmatched rows of a preserved side once the
    * watermark has passed their ROWTIME), then writes the key's blob, or removes the key.
    */
-  private def evictAndWrite(key: UnsafeRow, rows: KeyRows, out: JoinOutputs, existed: Boolean): Unit = {
+  private def evictAndWrite(
+      key: UnsafeRow, rows: KeyRows, out: JoinOutputs, existed: Boolean, countRows: Boolean): Unit = {
     val t0 = System.nanoTime()
     var due = pendingFrom
     def sweep(side: ArrayBuffer[Entry], preserved: Boolean, otherLag: Long, isLeft: Boolean,
@@ -277,8 +272,8 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
           if (dropAt <= evictUs) {
             if (pad) {
               counters.padded += 1
-              if (isLeft) out.add(padAt, e.start, e.end, e.endInclusive, e.row, nullRight)
-              else out.add(padAt, e.start, e.end, e.endInclusive, nullLeft, e.row)
+              if (isLeft) out.add(padAt, e.start, e.end, e.endInclusive, e.row, out.nullRight)
+              else out.add(padAt, e.start, e.end, e.endInclusive, out.nullLeft, e.row)
             }
             if (order != null && order.containsKey(e)) { e.orderOnly = true; side(kept) = e; kept += 1 }
           } else {
@@ -296,13 +291,15 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     sweep(rows.rights, spec.rightPreserved, leftLag, isLeft = false,
       spec.rightRows.map(n => lastFinal(rows.rights, n, rightPartition.get)).orNull)
     counters.evictNanos += System.nanoTime() - t0
-    counters.stateRows += rows.size
+    // A key with new rows is counted by the scan for due keys, which follows (dueKeys).
+    if (countRows) counters.stateRows += rows.size
     if (rows.size == 0) {
       if (existed) { store.remove(key, cf); counters.removedKeys += 1 }
     } else {
       val held = if (spec.holdUntilFinal) earliestStart(rows) else Long.MaxValue
       if (held < counters.heldMin) counters.heldMin = held
-      store.put(key, blobRow(JoinStateBlob.encode(rows, due, evictUs, held)), cf)
+      valueBuffer = JoinStateBlob.encodeRow(rows, due, evictUs, held, valueBuffer, valueRow)
+      store.put(key, valueRow, cf)
       counters.updatedKeys += 1
     }
   }
@@ -337,13 +334,9 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     keep
   }
 
+  // The value row of the key being written, in one buffer reused for every key (the store copies).
   private val valueRow = new UnsafeRow(1)
-  private val valueWriter = new org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter(1, 256)
-  private def blobRow(blob: Array[Byte]): UnsafeRow = {
-    valueWriter.reset()
-    valueWriter.write(0, blob)
-    valueWriter.getRow
-  }
+  private var valueBuffer: Array[Byte] = null
 
   /** Keys without new rows: only those whose blob says something is due are decoded. */
   private def dueKeys(batch: java.util.HashMap[UnsafeRow, KeyRows]): Iterator[InternalRow] = {
@@ -353,13 +346,16 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
       val it = store.iterator(cf)
       while (it.hasNext) {
         val pair = it.next()
-        if (!batch.containsKey(pair.key)) {
-          val v = pair.value
-          val at = v.getBaseOffset + (v.getLong(0) >>> 32)
-          if (JoinStateBlob.due(v.getBaseObject, at) <= evictUs) due += ((pair.key.copy(), v.copy()))
-          else {
-            counters.stateRows += JoinStateBlob.rows(v.getBaseObject, at)
-            if (spec.holdUntilFinal) counters.heldMin = math.min(counters.heldMin, JoinStateBlob.held(v.getBaseObject, at))
+        val v = pair.value
+        val at = v.getBaseOffset + (v.getLong(0) >>> 32)
+        // A key written this batch is due above evictUs (evictAndWrite), so it is counted here
+        // with what it holds now; only a due key's key is looked up in the batch.
+        if (JoinStateBlob.due(v.getBaseObject, at) <= evictUs) {
+          if (!batch.containsKey(pair.key)) due += ((pair.key.copy(), v.copy()))
+        } else {
+          counters.stateRows += JoinStateBlob.rows(v.getBaseObject, at)
+          if (spec.holdUntilFinal) {
+            counters.heldMin = math.min(counters.heldMin, JoinStateBlob.held(v.getBaseObject, at))
           }
         }
       }
@@ -369,10 +365,11 @@ final class JoinPartition(spec: JoinSpec, store: StateStore, lateUs: Long, evict
     // Collected first, written after: a store's iterator and its writes must not interleave. Each
     // key's output is consumed before the next key is joined (the output buffer is reused).
     val none = new KeyRows
-    Iterator.single(()).flatMap(_ => due.iterator).flatMap { case (k, blob) => joinKey(k, none, blob) }
+    Iterator.single(()).flatMap(_ => due.iterator).flatMap { case (k, blob) =>
+      joinKey(k, none, blob, countRows = true)
+    }
   }
 
-  private val outputs = new JoinOutputs(spec.outputTypes)
 }
 
 object JoinPartition {

@@ -71,8 +71,6 @@ object JoinStateBlob {
   def decided(blob: Array[Byte]): Long = decided(blob, Base)
   def held(blob: Array[Byte]): Long = held(blob, Base)
   def rows(blob: Array[Byte]): Int = rows(blob, Base)
-  def decode(blob: Array[Byte], leftFields: Int, rightFields: Int, into: KeyRows): Unit =
-    decode(blob, Base, leftFields, rightFields, into)
 
   // The same, reading a blob at `at` in `base` (a state store value, without copying it out).
   def due(base: AnyRef, at: Long): Long = { format(base, at); Platform.getLong(base, at + 1) }
@@ -121,38 +119,54 @@ object JoinStateBlob {
     }
   }
 
-  def encode(rows: KeyRows, due: Long, decided: Long, held: Long): Array[Byte] = {
+  /**
+   * Encodes `rows` as the state value row `into`: an `UnsafeRow` of one binary field holding the
+   * blob, written straight into `buffer` (grown when short; returned) without an intermediate
+   * array. A state store copies the value it is given, so one buffer serves every key.
+   */
+  def encodeRow(
+      rows: KeyRows, due: Long, decided: Long, held: Long, buffer: Array[Byte], into: UnsafeRow)
+      : Array[Byte] = {
     val header = countsAt(Format) + 8
     var size = header
     var i = 0
     while (i < rows.lefts.size) { size += EntryBytes + rows.lefts(i).row.getSizeInBytes; i += 1 }
     i = 0
     while (i < rows.rights.size) { size += EntryBytes + rows.rights(i).row.getSizeInBytes; i += 1 }
-    val blob = new Array[Byte](size)
-    blob(0) = Format
-    Platform.putLong(blob, Base + 1, due)
-    Platform.putLong(blob, Base + 9, decided)
-    Platform.putLong(blob, Base + 17, held)
-    Platform.putInt(blob, Base + 25, rows.lefts.size)
-    Platform.putInt(blob, Base + 29, rows.rights.size)
-    var off = header
+    // The value row: a null-bit word, the field's offset and size, the blob padded to 8 bytes.
+    val rowSize = 16 + ((size + 7) & ~7)
+    val buf =
+      if (buffer != null && buffer.length >= rowSize) buffer
+      else new Array[Byte](math.max(rowSize, 1024))
+    Platform.putLong(buf, Base, 0L)
+    Platform.putLong(buf, Base + 8, (16L << 32) | size.toLong)
+    Platform.putLong(buf, Base + rowSize - 8, 0L)
+    val at = Base + 16
+    Platform.putByte(buf, at, Format)
+    Platform.putLong(buf, at + 1, due)
+    Platform.putLong(buf, at + 9, decided)
+    Platform.putLong(buf, at + 17, held)
+    Platform.putInt(buf, at + 25, rows.lefts.size)
+    Platform.putInt(buf, at + 29, rows.rights.size)
+    var off = at + header
     def put(e: Entry): Unit = {
-      Platform.putLong(blob, Base + off, e.start)
-      Platform.putLong(blob, Base + off + 8, e.end)
-      Platform.putLong(blob, Base + off + 16, e.rowtime)
-      Platform.putLong(blob, Base + off + 24, e.seq)
-      blob(off + 32) = ((if (e.matched) 1 else 0) | (if (e.endInclusive) 2 else 0) | (if (e.unmatchable) 4 else 0) |
-        (if (e.orderOnly) 8 else 0)).toByte
+      Platform.putLong(buf, off, e.start)
+      Platform.putLong(buf, off + 8, e.end)
+      Platform.putLong(buf, off + 16, e.rowtime)
+      Platform.putLong(buf, off + 24, e.seq)
+      Platform.putByte(buf, off + 32, ((if (e.matched) 1 else 0) | (if (e.endInclusive) 2 else 0) |
+        (if (e.unmatchable) 4 else 0) | (if (e.orderOnly) 8 else 0)).toByte)
       val len = e.row.getSizeInBytes
-      Platform.putInt(blob, Base + off + 33, len)
+      Platform.putInt(buf, off + 33, len)
       off += EntryBytes
-      e.row.writeToMemory(blob, Base + off)
+      e.row.writeToMemory(buf, off)
       off += len
     }
     i = 0
     while (i < rows.lefts.size) { put(rows.lefts(i)); i += 1 }
     i = 0
     while (i < rows.rights.size) { put(rows.rights(i)); i += 1 }
-    blob
+    into.pointTo(buf, Base, rowSize)
+    buf
   }
 }

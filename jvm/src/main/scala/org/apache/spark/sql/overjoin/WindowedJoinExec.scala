@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.{BinaryType, StructField, StructType}
 import org.apache.spark.util.CompletionIterator
 
 import io.overjoin.catalyst.plans.logical.{SideBounds, WindowedJoin}
-import io.overjoin.execution.join.{JoinCounters, JoinPartition, JoinSpec}
+import io.overjoin.execution.join.{JoinCounters, JoinKernels, JoinPartition, JoinSpec}
 
 /**
  * The physical operator of a [[WindowedJoin]]: a stateful stream-stream join with its own state
@@ -132,13 +132,15 @@ case class WindowedJoinExec(
         val (l, r) = iter.next()
         val counters = new JoinCounters
         val start = System.nanoTime()
-        val out = new JoinPartition(spec, store, lateUs, evictUs, batchId, counters).run(l, r)
+        val kernels = JoinKernels.acquire(spec)
+        val out = new JoinPartition(spec, kernels, store, lateUs, evictUs, batchId, counters).run(l, r)
         CompletionIterator[InternalRow, Iterator[InternalRow]](out.map { row => numOutput += 1; row }, {
           updatesTime += math.max(0L, (System.nanoTime() - start - counters.evictNanos) / 1000000L)
           removalsTime += counters.evictNanos / 1000000L
           // Before the commit: a committed batch always has its bound (a rerun rewrites it).
           held.foreach(_.write(batchId, store.id.partitionId, HeldWatermark.bound(counters.heldMin, evictUs, math.max(leftBounds.lag, rightBounds.lag))))
           commitTime += timeTakenMs { store.commit() }
+          JoinKernels.release(kernels)
           dropped += counters.dropped
           padded += counters.padded
           updated += counters.updatedKeys
