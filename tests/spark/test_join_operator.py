@@ -114,3 +114,32 @@ def test_a_join_reuses_its_generated_code_across_micro_batches(spark):
     assert kernels.idleCount() - before <= partitions, (before, kernels.idleCount(), tasks)
     expected = case.without_flush(case.expected())
     assert multiset(case.without_flush([tuple(r) for r in run.rows])) == multiset(expected)
+
+
+def test_a_condition_with_a_subquery_sees_each_micro_batchs_result(spark):
+    """A scalar subquery in the join condition is evaluated once per micro-batch and its result
+    written into the generated condition. Kernels of such a join are never reused by a later
+    batch (JoinKernels.Shape.reusable): a later batch's plan compares equal while the table under
+    the subquery has changed, and a reused condition would still test the first batch's result."""
+    spark.sql("DROP TABLE IF EXISTS ojsq_threshold")
+    spark.sql("CREATE TABLE ojsq_threshold (x BIGINT) USING parquet")
+    spark.sql("INSERT INTO ojsq_threshold VALUES (0)")
+    inputs = {n: make_stream(spark, n, SCHEMA) for n in ("sqa", "sqb")}
+
+    def batches():
+        yield {"sqa": [_row(1, 1, 1)], "sqb": [_row(101, 1, 0)]}  # threshold 0: a1 meets b101
+        spark.sql("INSERT INTO ojsq_threshold VALUES (150)")
+        yield {"sqa": [_row(2, 1, 2)], "sqb": [_row(102, 1, 2)]}  # threshold 150: b101, b102 too small
+        yield {"sqa": [_row(3, 1, 3)], "sqb": [_row(200, 1, 3)]}  # only b200 passes
+
+    sql = (
+        "SELECT STREAM a.id AS a_id, b.id AS b_id FROM sqa AS a JOIN sqb OVER (RANGE INTERVAL '10' SECOND "
+        "PRECEDING) AS b ON a.k = b.k AND b.id > (SELECT max(x) FROM ojsq_threshold)"
+    )
+    spark.conf.set("spark.overjoin.lateness", "100 seconds")
+    try:
+        run = run_stream(spark, sql, batches(), inputs)
+    finally:
+        spark.conf.unset("spark.overjoin.lateness")
+        spark.sql("DROP TABLE ojsq_threshold")
+    assert [sorted(tuple(r) for r in b) for b in run.batches] == [[(1, 101)], [], [(3, 200)]]

@@ -40,7 +40,18 @@ object JoinKernels {
       rightPartitionExprs: Option[Seq[Expression]],
       leftTypes: Seq[DataType],
       rightTypes: Seq[DataType],
-      outputTypes: Seq[DataType])
+      outputTypes: Seq[DataType]) {
+
+    /**
+     * Whether kernels of this shape may serve a later task. Not when an expression holds a
+     * subquery: its result, read once per micro-batch, is written into the generated code, and
+     * the next batch's plan can compare equal with a different result.
+     */
+    def reusable: Boolean =
+      (leftKeys ++ rightKeys ++ leftTimeExprs ++ rightTimeExprs ++ condition ++
+        leftPartitionExprs.getOrElse(Nil) ++ rightPartitionExprs.getOrElse(Nil))
+        .forall(!_.exists(_.isInstanceOf[PlanExpression[_]]))
+  }
 
   def shapeOf(spec: JoinSpec): Shape = {
     val (l, r) = (spec.leftOutput, spec.rightOutput)
@@ -74,6 +85,7 @@ object JoinKernels {
   /** Hands `kernels` back once their task has read all its output. */
   def release(kernels: JoinKernels): Unit = {
     kernels.outputs.clear()
+    if (!kernels.shape.reusable) return
     if (idle.size >= MaxShapes && !idle.containsKey(kernels.shape)) idle.clear()
     idle.computeIfAbsent(kernels.shape, _ => new ConcurrentLinkedQueue[JoinKernels]())
       .offer(kernels)
