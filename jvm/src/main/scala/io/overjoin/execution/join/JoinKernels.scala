@@ -47,7 +47,7 @@ object JoinKernels {
      * subquery: its result, read once per micro-batch, is written into the generated code, and
      * the next batch's plan can compare equal with a different result.
      */
-    def reusable: Boolean =
+    lazy val reusable: Boolean =
       (leftKeys ++ rightKeys ++ leftTimeExprs ++ rightTimeExprs ++ condition ++
         leftPartitionExprs.getOrElse(Nil) ++ rightPartitionExprs.getOrElse(Nil))
         .forall(!_.exists(_.isInstanceOf[PlanExpression[_]]))

@@ -74,7 +74,7 @@ final class JoinPartition(
         while (!current.hasNext && keys.hasNext) {
           val e = keys.next()
           val stored = store.get(e.getKey, cf)
-          current = joinKey(e.getKey, e.getValue, stored, countRows = false)
+          current = joinKey(e.getKey, e.getValue, stored)
         }
         current.hasNext
       }
@@ -134,8 +134,7 @@ final class JoinPartition(
    * Joins the new rows of one key (maybe none) with what the key holds (`stored`, or null), then
    * evicts and writes it back.
    */
-  private def joinKey(key: UnsafeRow, fresh: KeyRows, stored: UnsafeRow, countRows: Boolean)
-      : Iterator[InternalRow] = {
+  private def joinKey(key: UnsafeRow, fresh: KeyRows, stored: UnsafeRow): Iterator[InternalRow] = {
     val held = new KeyRows
     var decided = NoWatermark
     if (stored != null) {
@@ -177,7 +176,9 @@ final class JoinPartition(
     }
     appendAll(held.lefts, fresh.lefts)
     appendAll(held.rights, fresh.rights)
-    evictAndWrite(key, held, out, existed = stored != null, countRows)
+    // A key with new rows is counted by the scan for due keys, which follows (dueKeys); a due
+    // key (no new rows) is not, it is counted here.
+    evictAndWrite(key, held, out, existed = stored != null, countRows = fresh.size == 0)
     out.iterator
   }
 
@@ -291,7 +292,6 @@ final class JoinPartition(
     sweep(rows.rights, spec.rightPreserved, leftLag, isLeft = false,
       spec.rightRows.map(n => lastFinal(rows.rights, n, rightPartition.get)).orNull)
     counters.evictNanos += System.nanoTime() - t0
-    // A key with new rows is counted by the scan for due keys, which follows (dueKeys).
     if (countRows) counters.stateRows += rows.size
     if (rows.size == 0) {
       if (existed) { store.remove(key, cf); counters.removedKeys += 1 }
@@ -366,10 +366,9 @@ final class JoinPartition(
     // key's output is consumed before the next key is joined (the output buffer is reused).
     val none = new KeyRows
     Iterator.single(()).flatMap(_ => due.iterator).flatMap { case (k, blob) =>
-      joinKey(k, none, blob, countRows = true)
+      joinKey(k, none, blob)
     }
   }
-
 }
 
 object JoinPartition {
