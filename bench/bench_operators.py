@@ -7,11 +7,14 @@ The same interval join, on the same data, through each engine:
             on overjoin's operator (spark.overjoin.join.operator = overjoin, lateness <L>)
   native    the same join written by hand for Spark's StreamingSymmetricHashJoinExec:
             withWatermark(<L>) on both inputs, a.k = b.k AND b.t - W <= a.t <= b.t ... see below
+  floor     no join: the same inputs, watermarks and micro-batches, unioned and shuffled by the key
+            into the sink; what every Spark micro-batch query over these inputs pays (reported, and
+            subtracted to give each Spark join's own cost)
   flink     the same interval join in Flink 2.3 (bench/flink_join.py: streaming mode, a local
             MiniCluster with parallelism 2, hashmap state), when a Python with ``apache-flink`` is
             given (--flink-python, or $OVERJOIN_FLINK_PYTHON); reported as not run otherwise
 
-Both Spark engines read two folders of Parquet files (id, k, rowtime), one file per input per
+The Spark queries read two folders of Parquet files (id, k, rowtime), one file per input per
 micro-batch (``Trigger.AvailableNow``), into the ``noop`` sink. Rows arrive out of order within
 the lateness (a deterministic jitter of up to 3 s). Each input ends with one **flush row**, in a
 file of its own: both at one rowtime an hour past every window, with a key of their own, so they
@@ -149,6 +152,28 @@ def native_query(spark: Any, folder: Path, args: argparse.Namespace) -> Any:
     )
 
 
+def floor_query(spark: Any, folder: Path, args: argparse.Namespace) -> Any:
+    """Spark's floor: what every micro-batch query over these inputs pays before any join. The same
+    two inputs, read the same way, with the same watermarks, unioned and shuffled by the join key
+    into the sink: file listing, offset and commit logs, planning, scans, the shuffle, no state."""
+    delay_ms = int(args.lateness) * 1000 + 1
+    a = _stream(spark, folder, "l").withWatermark("rowtime", f"{delay_ms} milliseconds")
+    b = _stream(spark, folder, "r").withWatermark("rowtime", f"{delay_ms} milliseconds")
+    return a.unionByName(b).repartition("k")
+
+
+QUERIES = {"overjoin": overjoin_query, "native": native_query, "floor": floor_query}
+
+# --store: Spark's state store provider for every Spark engine, and how the report names it.
+STORES = {
+    "hdfs": ("org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider", "HDFS-backed state store"),
+    "rocksdb": (
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        "RocksDB state store with changelog checkpointing",
+    ),
+}
+
+
 def jvm_cpu_seconds(spark: Any) -> float:
     """utime + stime of the JVM, from /proc (local mode: driver and executors in one process)."""
     pid = spark._jvm.java.lang.ProcessHandle.current().pid()
@@ -160,7 +185,9 @@ def jvm_cpu_seconds(spark: Any) -> float:
 def run_once(spark: Any, engine: str, folder: Path, args: argparse.Namespace, label: str) -> Run:
     spark.conf.set("spark.overjoin.lateness", f"{args.lateness} seconds")
     spark.conf.set("spark.overjoin.join.operator", "overjoin" if engine == "overjoin" else "spark")
-    df = overjoin_query(spark, folder, args) if engine == "overjoin" else native_query(spark, folder, args)
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", STORES[args.store][0])
+    spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
+    df = QUERIES[engine](spark, folder, args)
     checkpoint = tempfile.mkdtemp(prefix=f"bench-ops-{engine}-")
     cpu0, t0 = jvm_cpu_seconds(spark), time.perf_counter()
     query = (
@@ -225,7 +252,7 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
         f"of event time per input, rows out of order by up to 3 s, then one flush row per input in a file of its "
         f"own (an hour past the last window, a key of its own; counted in input and output rows); "
         f"`a {args.how.upper()} JOIN b` with a {args.window} s RANGE window on `b`, lateness {args.lateness} s; "
-        "Spark: `local[2]`, 2 shuffle partitions, HDFS-backed state store.",
+        f"Spark: `local[2]`, 2 shuffle partitions, {STORES[args.store][1]}.",
         "",
         "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
         "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
@@ -239,7 +266,8 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
             f"| {i} | {r.engine} | {r.input_rows:,} | {r.cpu_seconds:.1f} | {r.wall_seconds:.1f} | "
             f"{r.rows_per_cpu_second:,.0f} | {_n(r.batches)} | {r.output_rows:,} | {_n(r.peak_state_rows)} |"
         )
-    same = len({r.output_rows for r in runs}) == 1
+    joins = [r for r in runs if r.engine != "floor"]
+    same = len({r.output_rows for r in joins}) == 1
     medians = ", ".join(f"{e} **{m:,.0f}**" for e, m in med.items())
     ratios = []
     for other in ("native", "flink"):
@@ -255,11 +283,24 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
         f"Median input rows per CPU-second: {medians}. Ratios of the medians: " + "; ".join(ratios) + ".",
         "",
         (
-            f"Output rows equal in every run ({runs[0].output_rows:,})."
+            f"Output rows equal in every run of a join ({joins[0].output_rows:,})."
             if same
             else "**Output rows differ between runs** (see the table): the comparison is not of equal work."
         ),
         "",
+    ]
+    if "floor" in by:
+        cpu = {e: statistics.median(r.cpu_seconds for r in rs) for e, rs in by.items()}
+        over = ", ".join(f"{e} {cpu[e] - cpu['floor']:.1f}" for e in ("overjoin", "native") if e in cpu)
+        flink_total = f"; Flink's whole run: {cpu['flink']:.1f} CPU s" if "flink" in cpu else ""
+        lines += [
+            "Spark's floor (`floor`, not a join: the same micro-batches read, watermarked and shuffled by key "
+            "into the sink, with no state; its output is its input): median "
+            f"{cpu['floor']:.1f} CPU s. Every Spark micro-batch query over these inputs pays it. "
+            f"The join's own CPU s over the floor (medians): {over}{flink_total}.",
+            "",
+        ]
+    lines += [
         "Flink: " + flink_note,
         "",
     ]
@@ -277,6 +318,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--window", type=int, default=60, help="RANGE window on the right input, seconds (default 60)")
     p.add_argument("--lateness", type=int, default=10, help="lateness, seconds (default 10)")
     p.add_argument("--how", choices=("inner", "left"), default="left", help="join type (default left)")
+    p.add_argument(
+        "--store",
+        choices=tuple(STORES),
+        default="hdfs",
+        help="Spark's state store for both Spark engines (default hdfs, Spark's default; rocksdb: with "
+        "changelog checkpointing)",
+    )
     p.add_argument("--runs", type=int, default=3, help="runs of each engine, alternating (default 3)")
     p.add_argument(
         "--flink-python",
@@ -322,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"generating input in {folder} ...")
         flush_us = T0_US + args.rows * args.step_us + (args.window + args.lateness + 3600) * 1_000_000
         generate(spark, folder, args.rows, args.files, args.keys, args.step_us, 3000, flush_us)
-        engines = ["overjoin", "native"]
+        engines = ["overjoin", "native", "floor"]
         if flink_python:
             log(f"writing Flink's CSV input (checked against the Parquet files) and starting {flink_python} ...")
             flink = FlinkEngine(
