@@ -17,8 +17,9 @@ import io.overjoin.execution.RowTimes.micros
  * ROWTIME across the whole stream, each once the watermark passes it.
  *
  * Every row a later micro-batch can still produce has a ROWTIME above the current watermark: a
- * matched row's ROWTIME is at least its later row's rowtime, which is not late, and a null-padded
- * row leaves the join only once the watermark has reached its ROWTIME. So after each micro-batch
+ * matched row's ROWTIME is at least its later row's rowtime, which is not late, and a join that can
+ * pad a row after the watermark has passed its ROWTIME holds back the watermark it passes up by as
+ * much (`WindowedJoinExec.produceOutputWatermark`). So after each micro-batch
  * the rows with `ROWTIME <= watermark` are final and can go out, sorted; the others wait in state.
  * Spark has no operator for this. The waiting rows are spread over `n` = 16 groups per shuffle
  * partition by a hash of the row, each a `flatMapGroupsWithState` group with an event-time timeout

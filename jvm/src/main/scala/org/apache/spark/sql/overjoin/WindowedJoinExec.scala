@@ -85,17 +85,37 @@ case class WindowedJoinExec(
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     newInputWatermark > 0 && newInputWatermark * 1000L > watermarksMicros()._2
 
-  // Every row this operator emits has a ROWTIME above the watermark for late rows it was given:
-  // a match is no earlier than its later row (not late); a padded row leaves only in the first
-  // batch whose watermark reaches its ROWTIME. So operators above can use the same watermark.
+  // The watermark passed up must stay below the ROWTIME of every row this operator emits later,
+  // or an operator above (a join, an aggregation, ordered emit) drops that row as late. A match
+  // is no earlier than its later row: it leaves when that row arrives (not late), or, for a ROWS
+  // window, once the watermark reaches the start of its intersection, which is at most its ROWTIME
+  // (a row's life never starts after its ROWTIME). A padded row can leave after the watermark has
+  // passed its ROWTIME, by up to `padDelayUs`; the watermark passed up is the input's less that.
   // With `holdUntilFinal` a matched row may leave long after that, once its life is final: the
-  // watermark passed up is then held below every row still to come ([[HeldWatermark]]).
-  override def produceOutputWatermark(inputWatermarkMs: Long): Option[Long] =
-    if (!holdUntilFinal || getStateInfo.checkpointLocation == StreamContext.NotRunning) Some(inputWatermarkMs)
+  // watermark passed up is then also held below every row still to come ([[HeldWatermark]]).
+  override def produceOutputWatermark(inputWatermarkMs: Long): Option[Long] = {
+    val passed =
+      if (inputWatermarkMs <= 0 || padDelayUs == 0) inputWatermarkMs
+      else math.max(0L, Math.floorDiv(inputWatermarkMs * 1000L - padDelayUs, 1000L))
+    if (!holdUntilFinal || getStateInfo.checkpointLocation == StreamContext.NotRunning) Some(passed)
     else {
       val below = HeldWatermark.read(session, getStateInfo, if (executed) batchId else batchId - 1)
-      Some(math.min(inputWatermarkMs, below))
+      Some(math.min(passed, below))
     }
+  }
+
+  /**
+   * How far (us) the watermark can be past a padded row's ROWTIME (`max(ROWTIME, end)`) when the
+   * row leaves: it waits until the watermark reaches `end` plus the other side's lag, after which
+   * no later row of that side can meet it. A side's lag is positive when it is the result of
+   * another join (a row of it can start before the watermark); an input's is at most 0. With an
+   * unbounded lag a row is never padded.
+   */
+  private[overjoin] lazy val padDelayUs: Long = {
+    val (leftPreserved, rightPreserved) = WindowedJoin.preservedSides(joinType)
+    def lag(b: SideBounds) = if (b.lag == Long.MaxValue) 0L else math.max(0L, b.lag)
+    math.max(if (leftPreserved) lag(rightBounds) else 0L, if (rightPreserved) lag(leftBounds) else 0L)
+  }
 
   private def batchId: Long = getStateInfo.storeVersion
 
