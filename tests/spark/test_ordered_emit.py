@@ -74,3 +74,43 @@ def test_ordered_output_waits_in_every_task_and_comes_out_sorted(spark):
     assert times == sorted(times), "ordered output is not in ROWTIME order"
     actual = case.without_flush(seen)
     assert multiset(actual) == multiset(case.without_flush(case.expected()))
+
+
+@pytest.mark.parametrize("op", [">=", "<="])
+def test_ordered_mode_after_an_asof_join_of_streams_is_refused_before_it_starts(spark, op):
+    """A stream-stream ASOF join runs as Spark's flatMapGroupsWithState, after which Spark runs no
+    other stateful operator; overjoin says so, naming the inputs and the ways out, instead of
+    Spark's generic global-watermark error at start."""
+    from pyspark.errors import AnalysisException
+
+    make_stream(spark, "oe_asof_x", "k string, ts timestamp, v int")
+    make_stream(spark, "oe_asof_y", "k string, ts timestamp, w int")
+    sql = f"SELECT ROWTIME, x.v, y.w FROM oe_asof_x x ASOF LEFT JOIN oe_asof_y y ON x.k = y.k AND y.ts {op} x.ts"
+    spark.conf.set("spark.overjoin.emit", "ordered")
+    try:
+        with pytest.raises(AnalysisException) as refused:
+            spark.sql(sql)
+    finally:
+        spark.conf.unset("spark.overjoin.emit")
+    message = str(refused.value)
+    assert "ORDERED_EMIT_AFTER_STREAM_ASOF" in message
+    assert "oe_asof_x" in message and "oe_asof_y" in message
+    assert "Unset spark.overjoin.emit" in message
+    # Without ordered mode the same query is a valid stream.
+    assert spark.sql(sql).isStreaming
+
+
+def test_ordered_mode_without_rowtime_is_refused(spark):
+    from pyspark.errors import AnalysisException
+
+    make_stream(spark, "oe_nr_a", SCHEMA)
+    make_stream(spark, "oe_nr_b", SCHEMA)
+    spark.conf.set("spark.overjoin.emit", "ordered")
+    try:
+        with pytest.raises(AnalysisException, match="ORDERED_EMIT_WITHOUT_ROWTIME"):
+            spark.sql(
+                "SELECT STREAM a.id AS a_id, b.id AS b_id FROM oe_nr_a OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS a "
+                "JOIN oe_nr_b AS b ON a.k = b.k"
+            )
+    finally:
+        spark.conf.unset("spark.overjoin.emit")

@@ -135,6 +135,9 @@ object OverjoinErrors {
   def twoTumblingWindows(first: String, second: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.TWO_TUMBLING_WINDOWS", Origin(), "first" -> first, "second" -> second)
 
+  def orderedEmitAfterStreamAsof(inputs: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ORDERED_EMIT_AFTER_STREAM_ASOF", Origin(), "inputs" -> inputs)
+
   def orderedEmitWithoutRowtime(): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ORDERED_EMIT_WITHOUT_ROWTIME", Origin())
 

@@ -1,6 +1,6 @@
 package io.overjoin.catalyst.analysis
 
-import org.apache.spark.sql.catalyst.plans.logical.{Command, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.logical.{Command, FlatMapGroupsWithState, LogicalPlan, SubqueryAlias, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 
@@ -22,6 +22,20 @@ object ApplyOrderedEmit extends Rule[LogicalPlan] {
     if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
     if (!plan.resolved || plan.isInstanceOf[Command] || plan.exists(_.getTagValue(Applied).isDefined)) return plan
     if (!OverjoinConf.orderedEmit()) return plan
+    // A stream-stream ASOF join runs as Spark's flatMapGroupsWithState ([[io.overjoin.execution.StreamingAsof]]), after
+    // which Spark runs no other stateful operator (its global-watermark correctness check).
+    plan.collectFirst { case f: FlatMapGroupsWithState if f.isStreaming => f }.foreach { f =>
+      // Each side of the union the ASOF join reads, named as written: `view AS alias`.
+      val sides = f.child.collectFirst { case u: Union => u.children }.getOrElse(Seq(f.child))
+      val names = sides.flatMap { side =>
+        side.collect { case a: SubqueryAlias => a.alias }.distinct match {
+          case Seq() => None
+          case Seq(one) => Some(one)
+          case outer +: inner => Some(s"${inner.last} AS $outer")
+        }
+      }
+      throw OverjoinErrors.orderedEmitAfterStreamAsof(if (names.isEmpty) "in this query" else names.mkString(" and "))
+    }
     val outputs = plan.collect { case o: StreamJoinOutput => o }
     val rowtime = plan.output.find(a => outputs.exists(_.rowtime.exprId == a.exprId))
       .orElse(plan.output.find(_.name.equalsIgnoreCase("ROWTIME")))
