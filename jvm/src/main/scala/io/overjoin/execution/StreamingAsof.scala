@@ -74,7 +74,7 @@ object StreamingAsof {
     val outSchema = StructType(Seq(StructField("x", xStruct), StructField("y", yStruct)))
     val keyEncoder: Encoder[Row] = ExpressionEncoder(StructType(keyAttrs.map(a => StructField(a.name, a.dataType))))
     val matched = FlatMapGroupsWithState[Row, Row, Row, Row](
-      closest(op, left),
+      new Closest(closest(op, left)),
       keyAttrs, dataAttrs, OutputMode.Append(), isMapGroupsWithState = false, GroupStateTimeout.EventTimeTimeout(),
       union)(keyEncoder, ExpressionEncoder(dataSchema), ExpressionEncoder(stateSchema), ExpressionEncoder(outSchema))
     val Seq(xOut, yOut) = matched.output
@@ -89,6 +89,17 @@ object StreamingAsof {
 
 
   private final case class Entry(row: Row, t: Long, raw: Any, arrival: Long)
+
+  /**
+   * The function of the operator that runs an ASOF join of two streams, in a class of its own so
+   * that a plan shows which of its `flatMapGroupsWithState` operators is one (ordered mode cannot
+   * follow it; a tag on the plan node does not survive analysis).
+   */
+  final class Closest(body: (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any])
+      extends ((Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any]) with Serializable {
+    override def apply(key: Any, values: Iterator[Any], state: LogicalGroupState[Any]): Iterator[Any] =
+      body(key, values, state)
+  }
 
   private def closest(op: String, left: Boolean): (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any] = {
     (key, values, logicalState) =>

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinOutput}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.execution.OrderedEmit
+import io.overjoin.execution.{OrderedEmit, StreamingAsof}
 
 /**
  * `spark.overjoin.emit = ordered` (docs/semantics.md §8): once the whole query is resolved, its
@@ -22,9 +22,9 @@ object ApplyOrderedEmit extends Rule[LogicalPlan] {
     if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
     if (!plan.resolved || plan.isInstanceOf[Command] || plan.exists(_.getTagValue(Applied).isDefined)) return plan
     if (!OverjoinConf.orderedEmit()) return plan
-    // A stream-stream ASOF join runs as Spark's flatMapGroupsWithState ([[io.overjoin.execution.StreamingAsof]]), after
-    // which Spark runs no other stateful operator (its global-watermark correctness check).
-    plan.collectFirst { case f: FlatMapGroupsWithState if f.isStreaming => f }.foreach { f =>
+    // A stream-stream ASOF join runs as Spark's flatMapGroupsWithState (StreamingAsof.Closest),
+    // after which Spark runs no other stateful operator (its global-watermark correctness check).
+    plan.collectFirst { case f: FlatMapGroupsWithState if f.func.isInstanceOf[StreamingAsof.Closest] => f }.foreach { f =>
       // Each side of the union the ASOF join reads, named as written: `view AS alias`.
       val sides = f.child.collectFirst { case u: Union => u.children }.getOrElse(Seq(f.child))
       val names = sides.flatMap { side =>
