@@ -19,12 +19,24 @@ def _words(tokens: list[Token], count: int) -> list[str]:
     ]
 
 
+def _schema_literal(text: str) -> bool:
+    """Whether a ``SET SCHEMA`` string names one schema: ``'"name"'`` or ``'name'``."""
+    inner = text.strip()
+    if inner[:1] == '"' and inner[-1:] == '"' and len(inner) >= 2:
+        return len(inner) > 2 and '"' not in inner[1:-1].replace('""', "")
+    return inner.replace("_", "a").isalnum() and not inner[:1].isdigit()
+
+
 def _is_stream_statement(tokens: list[Token]) -> bool:
     """The statements of streams and pumps, recognized as the JVM's StreamStatementParser does."""
     w = [*_words(tokens, 4), "", "", "", ""]
     if w[0] == "CREATE":
+        if w[1:4] == ["OR", "REPLACE", "SCHEMA"]:
+            return True
         kind = w[3] if w[1] == "OR" and w[2] == "REPLACE" else w[1]
         return kind in ("STREAM", "PUMP")
+    if w[0] == "SET":
+        return w[1] == "SCHEMA" and len(tokens) == 3 and tokens[2].token_type == TokenType.STRING
     if w[0] == "ALTER":
         return w[1] == "PUMP"
     if w[0] == "DROP":
@@ -69,6 +81,26 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         return True
 
     w = _words(tokens, len(tokens))
+    if w[0] == "SET":
+        pos = 2
+        if not _schema_literal(tokens[2].text):
+            fail("expected a schema name in quotes, such as '\"name\"'")
+        return None
+    if w[:4] == ["CREATE", "OR", "REPLACE", "SCHEMA"]:
+        pos = 4
+        if not is_name(pos):
+            fail("expected schema name")
+            return None
+        pos += 1
+        if pos < len(w) and w[pos] in ("DESCRIPTION", "COMMENT"):
+            pos += 1
+            if pos >= len(tokens) or tokens[pos].token_type != TokenType.STRING:
+                fail("expected a quoted description")
+                return None
+            pos += 1
+        if pos < len(tokens):
+            fail("expected the end of the statement")
+        return None
     if w[0] == "CREATE":
         pos = 4 if w[1] == "OR" and w[2] == "REPLACE" else 2
         kind = w[pos - 1]
@@ -104,6 +136,17 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         return tokens[pos:]
     if w[0] == "ALTER":
         pos = 2
+        # `ALTER PUMP "schema".*`: every pump of a schema (s-Server).
+        if is_name(pos) and pos + 2 < len(tokens) and tokens[pos + 1].token_type == TokenType.DOT and (
+            tokens[pos + 2].token_type == TokenType.STAR
+        ):
+            pos += 3
+            if pos >= len(w) or w[pos] not in ("START", "STOP"):
+                fail("expected START or STOP")
+            elif pos + 1 < len(tokens):
+                pos += 1
+                fail("expected the end of the statement")
+            return None
         if name("a pump name"):
             if pos >= len(w) or w[pos] not in ("START", "STOP"):
                 fail("expected START or STOP")

@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
-import io.overjoin.catalyst.analysis.{ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteTumblingAggregates, RewriteWindowedJoins}
+import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteTumblingAggregates, RewriteWindowedJoins}
 import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
@@ -28,6 +28,9 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // between: inputs resolved -> rowtimes and watermarks chosen (and NATURAL/USING settled before
     // Spark resolves them) -> join conditions resolved -> time conditions and ROWTIME -> tumbling
     // windows -> ROWTIME references bound -> ordered emission once the whole query is resolved.
+    // A source stream's implicit ROWTIME and APPROXIMATE_ARRIVAL_TIME, in every statement that reads
+    // it, and before a join input's rowtime is chosen from its columns.
+    extensions.injectResolutionRule { _ => AddSourceStreamColumns }
     extensions.injectResolutionRule { _ => ResolveStreamJoinInputs }
     extensions.injectResolutionRule { _ => RewriteWindowedJoins }
     // Tumbling windows (GROUP BY STEP/FLOOR of ROWTIME) before ROWTIME is bound: in their select

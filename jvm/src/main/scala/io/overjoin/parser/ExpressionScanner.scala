@@ -25,7 +25,8 @@ private[parser] final class ExpressionScanner(c: TokenCursor) {
       if (subquery(i, to)) {
         i = c.close(i, to) + 1
       } else {
-        if (c.isName(t) && t.identifier.equalsIgnoreCase("ROWTIME") && t.kind != TokenKind.DoubleQuoted &&
+        if (c.isName(t) && t.identifier.equalsIgnoreCase("ROWTIME") &&
+          (t.kind != TokenKind.DoubleQuoted || t.identifier == "ROWTIME") &&
           !(i > 0 && tokens(i - 1).isWord("AS")) &&
           !(i + 1 < to && (tokens(i + 1).isSymbol(".") || tokens(i + 1).isSymbol("(")))) {
           val qualified = i >= 2 && tokens(i - 1).isSymbol(".") && c.isName(tokens(i - 2)) &&

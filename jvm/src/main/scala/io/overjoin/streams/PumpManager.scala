@@ -114,9 +114,21 @@ object PumpManager extends Logging {
       s"${if (d.running) "started" else "stopped"}): INSERT INTO ${d.target} ${d.query}")
   }
 
-  def alter(name: String, start: Boolean): Unit = synchronized {
+  /** `ALTER PUMP [schema.]name START | STOP`; with a schema, the pump must be in it. */
+  def alter(name: String, start: Boolean, schema: Option[String] = None): Unit = synchronized {
     requireServer()
-    val d = load(name).getOrElse(throw new IllegalArgumentException(s"pump $name does not exist"))
+    val d = load(name).filter(p => schema.forall(_.equalsIgnoreCase(p.database))).getOrElse(
+      throw new IllegalArgumentException(s"pump ${schema.map(_ + ".").getOrElse("")}$name does not exist"))
+    alterOne(d, start)
+  }
+
+  /** `ALTER PUMP schema.* START | STOP`: every pump of the schema (s-Server's form). */
+  def alterAll(schema: String, start: Boolean): Unit = synchronized {
+    requireServer()
+    all().filter(_.database.equalsIgnoreCase(schema)).foreach(alterOne(_, start))
+  }
+
+  private def alterOne(d: PumpDefinition, start: Boolean): Unit = {
     if (start) {
       if (!running.get(d.key).exists(_.query.isActive)) {
         running.remove(d.key)
@@ -202,17 +214,13 @@ object PumpManager extends Logging {
     val target = Streams.lookup(s, targetId).getOrElse(
       throw new IllegalArgumentException(s"pump ${d.name}: the target ${d.target} does not exist"))
     val query = s.sql(d.query)
-    val df = if (hasRowtime(d, query.schema)) query else ImplicitRowtime.add(s, query).getOrElse(query)
-    if (!df.isStreaming) throw new IllegalArgumentException(
+    if (!query.isStreaming) throw new IllegalArgumentException(
       s"pump ${d.name}: the query reads no stream (write SELECT STREAM ... FROM STREAM name)")
-    (df, projection(d, df.schema, Streams.writeSchema(target)), target)
+    // The query's output ROWTIME, as one more column after its own, where the plan tells it.
+    val withRowtime = ImplicitRowtime.add(s, query)
+    val df = withRowtime.getOrElse(query)
+    (df, projection(d, query.schema, withRowtime.isDefined, Streams.writeSchema(target)), target)
   }
-
-  /** Whether the query gives the target its ROWTIME itself (see [[projection]]). */
-  private def hasRowtime(d: PumpDefinition, out: StructType): Boolean =
-    d.columns.exists(_.equalsIgnoreCase(Streams.Rowtime)) ||
-      out.fields.exists(_.name.equalsIgnoreCase(Streams.Rowtime)) ||
-      out.fields.count(_.metadata.contains("spark.watermarkDelayMs")) == 1
 
   private def start(d: PumpDefinition): Running = {
     val (df, project, target) = plan(d)
@@ -228,11 +236,15 @@ object PumpManager extends Logging {
   }
 
   /**
-   * Target columns from the query's columns: the query's ROWTIME (a column of that name, else its
-   * one event-time column) becomes the stream's ROWTIME; the other columns fill the listed columns
-   * (or all the stream's columns but ROWTIME) in order; unlisted columns are NULL.
+   * KDA's rule for filling the target (docs/semantics.md §10): the select list fills the listed
+   * columns (or all the stream's columns but ROWTIME) in order, whatever its items are named. Only
+   * when it has exactly one item more, and one item is named ROWTIME, is that item left out. The
+   * row's ROWTIME is the query's output ROWTIME (`implicitRowtime`: the column after the query's
+   * own), unless ROWTIME is a listed column; without one, the item named ROWTIME, else the query's
+   * one event-time column. Unlisted columns are NULL.
    */
-  private def projection(d: PumpDefinition, out: StructType, target: StructType): DataFrame => DataFrame = {
+  private def projection(d: PumpDefinition, out: StructType, implicitRowtime: Boolean,
+      target: StructType): DataFrame => DataFrame = {
     val rt = Streams.Rowtime
     val targetNames = target.fieldNames
     d.columns.foreach { c =>
@@ -240,20 +252,24 @@ object PumpManager extends Logging {
         s"pump ${d.name}: the target ${d.target} has no column $c (it has ${targetNames.mkString(", ")})")
     }
     val listed = if (d.columns.nonEmpty) d.columns else targetNames.toSeq.filterNot(_.equalsIgnoreCase(rt))
-    val outIdx = out.fields.indices
-    val (rowtimeIdx, valueIdx) =
-      if (listed.exists(_.equalsIgnoreCase(rt))) (None, outIdx)
-      else {
-        val byName = outIdx.filter(i => out.fields(i).name.equalsIgnoreCase(rt))
-        val byWatermark = outIdx.filter(i => out.fields(i).metadata.contains("spark.watermarkDelayMs"))
-        val idx = if (byName.nonEmpty) byName.head else if (byWatermark.size == 1) byWatermark.head
-          else throw new IllegalArgumentException(
-            s"pump ${d.name}: the query must select ROWTIME (the rowtime its rows get in ${d.target})")
-        (Some(idx), outIdx.filterNot(_ == idx))
+    val items = out.fields.indices
+    val named = items.filter(i => out.fields(i).name.equalsIgnoreCase(rt))
+    val valueIdx =
+      if (items.size == listed.size) items
+      else if (items.size == listed.size + 1 && named.size == 1) items.filterNot(_ == named.head)
+      else throw new IllegalArgumentException(
+        s"pump ${d.name}: the query returns ${items.size} column(s) (${out.fieldNames.mkString(", ")}) but " +
+          s"${d.target} takes ${listed.size} (${listed.mkString(", ")}): select one value per column, in order " +
+          s"(and, if you like, one item more named ROWTIME, which becomes the rows' ROWTIME)")
+    val rowtimeIdx: Option[Int] =
+      if (listed.exists(_.equalsIgnoreCase(rt))) None
+      else if (implicitRowtime) Some(out.size)
+      else named.headOption.orElse {
+        val byWatermark = items.filter(i => out.fields(i).metadata.contains("spark.watermarkDelayMs"))
+        if (byWatermark.size == 1) byWatermark.headOption
+        else throw new IllegalArgumentException(
+          s"pump ${d.name}: the query's rows have no ROWTIME to give ${d.target}'s rows: select ROWTIME")
       }
-    if (valueIdx.size != listed.size) throw new IllegalArgumentException(
-      s"pump ${d.name}: the query returns ${valueIdx.size} column(s) besides ROWTIME but ${d.target} " +
-        s"takes ${listed.size} (${listed.mkString(", ")})")
     val cols: Seq[Column] = target.fields.toSeq.map { f =>
       val at = listed.indexWhere(_.equalsIgnoreCase(f.name))
       val source =
@@ -263,7 +279,7 @@ object PumpManager extends Logging {
       source.map(i => col(s"_c$i").cast(if (f.name.equalsIgnoreCase(rt)) TimestampType else f.dataType))
         .getOrElse(lit(null).cast(f.dataType)).as(f.name)
     }
-    val positional = outIdx.map(i => s"_c$i")
+    val positional = (0 until out.size + (if (implicitRowtime) 1 else 0)).map(i => s"_c$i")
     df => df.toDF(positional: _*).select(cols: _*)
   }
 

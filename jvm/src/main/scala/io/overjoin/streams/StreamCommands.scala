@@ -32,17 +32,26 @@ case class CreateStreamCommand(
     if (!source && opts.nonEmpty) throw new IllegalArgumentException(
       s"stream $qualified: WITH (...) makes a stream over a folder and needs path = '...'")
     val rowtime = opts.getOrElse("rowtime", Streams.Rowtime)
+    // A source stream that declares no rowtime column has KDA's implicit one (docs/semantics.md
+    // §10): the records' field `rowtime` names (ROWTIME by default), read as a TIMESTAMP, else
+    // the record's arrival; and APPROXIMATE_ARRIVAL_TIME unless a column has that name.
+    var implicitColumns = ""
+    var implicitProps = Seq.empty[(String, String)]
     if (source) {
       val schema = session.sessionState.sqlParser.parseTableSchema(columns)
       schema.find(_.name.equalsIgnoreCase(rowtime)) match {
-        case None if opts.contains("rowtime") => throw new IllegalArgumentException(
-          s"stream $qualified: rowtime = '$rowtime' names no column (it has ${schema.fieldNames.mkString(", ")})")
-        case None => throw new IllegalArgumentException(
-          s"stream $qualified has no rowtime: declare a TIMESTAMP column ${Streams.Rowtime}, or name one with rowtime = 'column'")
+        case None =>
+          if (rowtime.equalsIgnoreCase(Streams.Rowtime) || !schema.exists(_.name.equalsIgnoreCase(Streams.Rowtime))) {
+            implicitColumns += s", ${StreamStatementParser.quoteIfNeeded(rowtime)} TIMESTAMP"
+            implicitProps :+= Streams.ImplicitRowtimeProperty -> rowtime
+          } else throw new IllegalArgumentException(
+            s"stream $qualified: rowtime = '$rowtime' names no column, and ${Streams.Rowtime} is one of its " +
+              s"columns (it has ${schema.fieldNames.mkString(", ")}): declare $rowtime, or drop the option")
         case Some(f) if f.dataType != TimestampType && f.dataType != TimestampNTZType => throw new IllegalArgumentException(
           s"stream $qualified: its rowtime ${f.name} must be a TIMESTAMP, not ${f.dataType.sql}")
         case _ =>
       }
+      if (!schema.exists(_.name.equalsIgnoreCase(Streams.ArrivalTime))) implicitProps :+= Streams.ArrivalProperty -> "true"
       opts.get("lateness").foreach { l =>
         try Streams.latenessOf(l) catch {
           case e: Exception => throw new IllegalArgumentException(
@@ -59,21 +68,27 @@ case class CreateStreamCommand(
         s"stream $qualified cannot be replaced: pump(s) ${writers.mkString(", ")} write it (drop them first)")
       session.sql(s"DROP TABLE $qualified")
     }
-    val comment = description.map(d => s" COMMENT '${d.replace("\\", "\\\\").replace("'", "\\'")}'").getOrElse("")
-    def lit(s: String) = "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    val comment = description.map(d => s" COMMENT ${Streams.literal(d)}").getOrElse("")
+    def lit(s: String) = Streams.literal(s)
     val ddl = if (source) {
       val format = opts.getOrElse("format", "json").toLowerCase
       if (!Set("json", "csv", "parquet", "orc").contains(format)) throw new IllegalArgumentException(
         s"stream $qualified: format must be json, csv, parquet or orc, not $format")
       val header = if (format == "csv") ", header 'true'" else ""
-      val props = Seq(Streams.KindProperty -> "source", Streams.RowtimeProperty -> rowtime) ++
-        opts.get("lateness").map(Streams.LatenessProperty -> _)
-      s"CREATE TABLE $qualified ($columns) USING $format OPTIONS (path ${lit(opts("path"))}$header)$comment " +
+      val declaredRowtime = if (implicitProps.exists(_._1 == Streams.ImplicitRowtimeProperty)) Streams.Rowtime else rowtime
+      val props = Seq(Streams.KindProperty -> "source", Streams.RowtimeProperty -> declaredRowtime) ++
+        opts.get("lateness").map(Streams.LatenessProperty -> _) ++ implicitProps
+      s"CREATE TABLE $qualified ($columns$implicitColumns) USING $format OPTIONS (path ${lit(opts("path"))}$header)$comment " +
         s"TBLPROPERTIES (${props.map { case (k, v) => s"${lit(k)} = ${lit(v)}" }.mkString(", ")})"
     } else {
       val rowtimeColumn = if (declaresRowtime) "" else s", ${Streams.Rowtime} TIMESTAMP DEFAULT current_timestamp()"
       s"CREATE TABLE $qualified ($columns$rowtimeColumn) USING parquet$comment " +
         s"TBLPROPERTIES (${lit(Streams.KindProperty)} = 'durable')"
+    }
+    if (source) {
+      // Files arrive in the folder later: it need not exist yet (Spark's file source requires it).
+      val folder = new org.apache.hadoop.fs.Path(opts("path"))
+      folder.getFileSystem(session.sessionState.newHadoopConf()).mkdirs(folder)
     }
     session.sql(ddl)
     Nil
@@ -140,9 +155,41 @@ object CreatePumpCommand {
       key == "spark.sql.shuffle.partitions" || key == "spark.sql.session.timeZone" || key == "spark.sql.ansi.enabled"
 }
 
-/** `ALTER PUMP name START | STOP`. */
-case class AlterPumpCommand(name: String, start: Boolean) extends LeafRunnableCommand {
-  override def run(session: SparkSession): Seq[Row] = { PumpManager.alter(name, start); Nil }
+/**
+ * `ALTER PUMP name START | STOP`; `ALTER PUMP schema.* ...` every pump of a schema, and
+ * `ALTER PUMP schema.name ...` one pump, checked to be that schema's (s-Server's forms).
+ */
+case class AlterPumpCommand(name: Option[String], start: Boolean, inSchema: Option[String] = None)
+  extends LeafRunnableCommand {
+  override def run(session: SparkSession): Seq[Row] = {
+    val database = inSchema.map(s => Streams.identifier(session, StreamStatementParser.quoteIfNeeded(s) + ".x").database.get)
+    name match {
+      case Some(n) => PumpManager.alter(n, start, database)
+      case None => PumpManager.alterAll(database.get, start)
+    }
+    Nil
+  }
+}
+
+/**
+ * s-Server's `CREATE OR REPLACE SCHEMA name`: a Spark database (namespace) of that name.
+ * **Decision:** an existing schema is kept with its streams, tables and pumps (replacing it would
+ * drop running pumps' targets); the description becomes the database's comment when it is new.
+ */
+case class CreateSchemaCommand(name: String, description: Option[String]) extends LeafRunnableCommand {
+  override def run(session: SparkSession): Seq[Row] = {
+    val comment = description.map(d => s" COMMENT ${Streams.literal(d)}").getOrElse("")
+    session.sql(s"CREATE DATABASE IF NOT EXISTS ${StreamStatementParser.quoteIfNeeded(name)}$comment")
+    Nil
+  }
+}
+
+/** s-Server's `SET SCHEMA 'name'` (also `'"name"'`): Spark's `USE name` for this session. */
+case class SetSchemaCommand(name: String) extends LeafRunnableCommand {
+  override def run(session: SparkSession): Seq[Row] = {
+    session.sql(s"USE ${StreamStatementParser.quoteIfNeeded(name)}")
+    Nil
+  }
 }
 
 /** `DROP PUMP [IF EXISTS] name`: a running pump is stopped first; the rows it wrote stay. */

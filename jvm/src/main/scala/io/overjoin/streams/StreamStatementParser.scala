@@ -10,7 +10,8 @@ import io.overjoin.parser.{Lexer, Token, TokenKind}
  * {{{
  *   CREATE [OR REPLACE] STREAM name (col type [NOT NULL], ...) [DESCRIPTION '...'] [WITH (key = 'value', ...)]
  *   CREATE [OR REPLACE] PUMP name [STARTED | STOPPED] AS INSERT INTO stream [(cols)] SELECT STREAM ...
- *   ALTER PUMP name START | STOP
+ *   ALTER PUMP name START | STOP        ALTER PUMP schema.* START | STOP
+ *   CREATE OR REPLACE SCHEMA name [DESCRIPTION '...']                 SET SCHEMA 'name'
  *   DROP PUMP [IF EXISTS] name          DROP STREAM [IF EXISTS] name
  *   SHOW STREAMS     SHOW PUMPS         DESCRIBE PUMP name
  * }}}
@@ -23,9 +24,9 @@ object StreamStatementParser {
 
   /** The command for `sqlText` when it is one of this package's statements, else None (not ours). */
   def parse(sqlText: String): Option[LogicalPlan] = {
-    // Cheap test first: every statement of ours names STREAM(S) or PUMP(S).
+    // Cheap test first: every statement of ours names STREAM(S), PUMP(S) or SCHEMA.
     val upper = sqlText.toUpperCase(java.util.Locale.ROOT)
-    if (!upper.contains("STREAM") && !upper.contains("PUMP")) return None
+    if (!upper.contains("STREAM") && !upper.contains("PUMP") && !upper.contains("SCHEMA")) return None
     val tokens = Lexer.tokenize(sqlText) match {
       case Right(ts) => ts.reverse.dropWhile(_.isSymbol(";")).reverse
       case Left(_) => return None // Spark reports the unterminated string
@@ -39,16 +40,28 @@ object StreamStatementParser {
       if (w(k, "STREAM") && c.at(k + 1).exists(t => t.isIdentifier || t.kind == TokenKind.DoubleQuoted)) {
         c.pos = k + 1; Some(createStream(c, replace))
       } else if (w(k, "PUMP")) { c.pos = k + 1; Some(createPump(c, replace)) }
+      // s-Server's first statement; Spark's own CREATE SCHEMA (without OR REPLACE) stays Spark's.
+      else if (replace && w(k, "SCHEMA")) { c.pos = k + 1; Some(createSchema(c)) }
       else None
+    } else if (w(0, "SET") && w(1, "SCHEMA") && c.at(2).exists(_.kind == TokenKind.Str) && tokens.length == 3) {
+      c.pos = 2
+      val literal = c.next("a quoted schema name")
+      Some(SetSchemaCommand(schemaNameIn(c, literal)))
     } else if (w(0, "ALTER") && w(1, "PUMP")) {
       c.pos = 2
-      val name = c.name("pump name")
+      val first = c.name("pump name")
+      // `ALTER PUMP "schema".*` (every pump of a schema, as s-Server stops them) or `"schema"."pump"`.
+      val (schema, name) = if (c.peek.exists(_.isSymbol("."))) {
+        c.pos += 1
+        if (c.peek.exists(_.isSymbol("*"))) { c.pos += 1; (Some(first), None) }
+        else (Some(first), Some(c.name("pump name or *")))
+      } else (None, Some(first))
       val start = c.next("START or STOP") match {
         case t if t.isWord("START") => true
         case t if t.isWord("STOP") => false
         case t => c.fail(t, "START or STOP")
       }
-      c.end(); Some(AlterPumpCommand(name, start))
+      c.end(); Some(AlterPumpCommand(name, start, schema))
     } else if (w(0, "DROP") && (w(1, "PUMP") || w(1, "STREAM"))) {
       val pump = w(1, "PUMP")
       c.pos = 2
@@ -64,6 +77,30 @@ object StreamStatementParser {
       val name = c.name("pump name")
       c.end(); Some(DescribePumpCommand(name))
     } else None
+  }
+
+  /** `CREATE OR REPLACE SCHEMA name [DESCRIPTION '...']`. */
+  private def createSchema(c: Cursor): LogicalPlan = {
+    val name = c.name("schema name")
+    var description: Option[String] = None
+    if (c.peek.exists(t => t.isWord("DESCRIPTION") || t.isWord("COMMENT"))) {
+      c.pos += 1
+      description = Some(c.string("a quoted description"))
+    }
+    c.end()
+    CreateSchemaCommand(name, description)
+  }
+
+  /**
+   * The schema a `SET SCHEMA 'name'` literal names: s-Server writes `'"name"'` (a quoted identifier
+   * inside the string, kept as written) or `'name'`.
+   */
+  private def schemaNameIn(c: Cursor, literal: Token): String = {
+    val inner = unquote(literal.text).trim
+    Lexer.tokenize(inner) match {
+      case Right(Seq(t)) if t.kind == TokenKind.DoubleQuoted || t.isIdentifier => t.identifier
+      case _ => c.fail(literal, "a schema name in quotes, such as '\"name\"'")
+    }
   }
 
   private def createStream(c: Cursor, replace: Boolean): LogicalPlan = {
@@ -117,7 +154,9 @@ object StreamStatementParser {
     if (c.peek.exists(_.isSymbol("("))) {
       // A column list, not a parenthesized query.
       val after = c.at(c.pos + 1)
-      if (after.exists(t => t.isIdentifier && !t.isWord("SELECT") && !t.isWord("WITH"))) {
+      // Quoted names as KDA writes them (`INSERT INTO "S" (\n\t"orderId", ...)`) included.
+      if (after.exists(t => (t.isIdentifier || t.kind == TokenKind.DoubleQuoted) &&
+          !t.isWord("SELECT") && !t.isWord("WITH"))) {
         c.pos += 1
         var done = false
         while (!done) {

@@ -25,6 +25,11 @@ object Streams {
   val RowtimeProperty = "overjoin.rowtime"
   val LatenessProperty = "overjoin.lateness"
   val Rowtime = "ROWTIME"
+  /** A source stream's implicit ROWTIME: the name of the records' field it is read from. */
+  val ImplicitRowtimeProperty = "overjoin.implicit.rowtime"
+  /** A source stream has KDA's implicit APPROXIMATE_ARRIVAL_TIME (its records' arrival). */
+  val ArrivalProperty = "overjoin.implicit.arrival"
+  val ArrivalTime = "APPROXIMATE_ARRIVAL_TIME"
 
   def identifier(session: SparkSession, name: String): TableIdentifier = {
     val parts = session.sessionState.sqlParser.parseMultipartIdentifier(name)
@@ -48,6 +53,7 @@ object Streams {
    */
   def readBy(plan: LogicalPlan): Option[CatalogTable] = plan match {
     case s: SubqueryAlias => readBy(s.child)
+    case SourceColumns(_, child) => readBy(child)
     case n: NamedStreamingRelation => readBy(n.child)
     case r: StreamingRelation => r.dataSource.catalogTable.filter(isStream)
     case r: LogicalRelation => r.catalogTable.filter(isStream)
@@ -73,6 +79,9 @@ object Streams {
   def qualified(id: TableIdentifier): String =
     id.database.map(db => StreamStatementParser.quoteIfNeeded(db) + ".").getOrElse("") +
       StreamStatementParser.quoteIfNeeded(id.table)
+
+  /** `s` as a Spark SQL string literal. */
+  def literal(s: String): String = "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
   /** The schema rows are written with (CHAR/VARCHAR read as STRING). */
   def writeSchema(t: CatalogTable): StructType = CharVarcharUtils.replaceCharVarcharWithStringInSchema(t.schema)

@@ -14,7 +14,7 @@ import io.overjoin.catalyst.expressions.RowtimeReference
 import io.overjoin.catalyst.plans.logical.{OverjoinNode, PreparedStreamJoin, RowtimeInput, StreamJoinRoot, TableInput, WindowedInput}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.streams.Streams
+import io.overjoin.streams.{SourceColumns, Streams}
 
 /**
  * The first step of a streaming join's rewrite, once Spark has resolved every input of a
@@ -48,6 +48,8 @@ object ResolveStreamJoinInputs extends Rule[LogicalPlan] {
    * so far (replay). Spark resolved it as a table: it is sent back to be resolved as a stream.
    */
   private def streamTable(p: LogicalPlan): Option[CatalogTable] = p match {
+    // A source stream's implicit columns go with it: they are projected again over the stream.
+    case SourceColumns(_, r: LogicalRelation) => streamTable(r)
     case r: LogicalRelation => r.catalogTable.filter(Streams.isStream)
     case r: HiveTableRelation => Some(r.tableMeta).filter(Streams.isStream)
     case _ => None
@@ -55,7 +57,7 @@ object ResolveStreamJoinInputs extends Rule[LogicalPlan] {
 
   private def readsAStreamAsTable(plan: LogicalPlan): Boolean = plan.exists(p => streamTable(p).isDefined)
 
-  private def readStreamsAsStreams(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+  private def readStreamsAsStreams(plan: LogicalPlan): LogicalPlan = plan.transformDown {
     case p if streamTable(p).isDefined =>
       val id = streamTable(p).get.identifier
       // As Spark's parser writes `STREAM t`: the relation, marked streaming, in a named source.

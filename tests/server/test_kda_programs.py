@@ -1,0 +1,294 @@
+"""Published KDA and s-Server programs pasted into `overjoin server` as printed (docs/semantics.md
+§10): implicit ROWTIME and APPROXIMATE_ARRIVAL_TIME on source streams, `"ROWTIME"` selected by a
+pump, KDA's rule for filling the target, multi-line quoted column lists and s-Server's schema
+statements. The programs are the files of `tests/corpus/programs/` (their README says where each
+was published); only their source streams, which KDA configures outside SQL, are declared here."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from tests import reference_model as m
+from tests.server.feed import write_rows
+from tests.server.kda import all_programs, program, statements
+from tests.server.serverproc import Server, wait_until
+
+pytestmark = pytest.mark.server
+
+DAY = datetime(2024, 1, 1)
+
+
+def at(clock: str) -> datetime:
+    h, mi, s = (int(x) for x in clock.split(":"))
+    return DAY.replace(hour=h, minute=mi, second=s)
+
+
+def arrival(path: Path) -> datetime:
+    """A file's arrival in its folder (its modification time), as a UTC wall-clock time."""
+    return datetime.fromtimestamp(os.stat(path).st_mtime, tz=timezone.utc).replace(tzinfo=None)
+
+
+def iso(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def run(server: Server, schema: str, setup: list[str], text: str) -> None:
+    """Runs `text` statement by statement in one JDBC session of its own schema, after `setup`."""
+    conn = server.hive()
+    try:
+        cur = conn.cursor()
+        for s in [f"CREATE DATABASE IF NOT EXISTS {schema}", f"USE {schema}", *setup, *statements(text)]:
+            try:
+                cur.execute(s)
+            except Exception as e:  # the statement that failed, as written, in the failure
+                raise AssertionError(f"statement failed:\n{s}\n-> {str(e)[:2000]}") from None
+        cur.close()
+    finally:
+        conn.close()
+
+
+# ---- the KDA SQL reference's JOIN clause examples ------------------------------------------------
+
+#: The page's sample data: (ROWTIME, orderid) of Orders and of Shipments, one source stream.
+ORDERS = [("10:00:00", 101), ("10:00:20", 102), ("10:00:30", 103), ("10:00:40", 104), ("10:00:45", 100)]
+SHIPMENTS = [("10:00:00", 100), ("10:00:45", 104), ("10:00:50", 105)]
+FLUSH = at("12:00:00")  # one more order and shipment, far later: the watermark passes every window
+
+ONE_MINUTE = m.Window.range(timedelta(minutes=1))
+#: Per example: the join, the shipments' window, the output columns after "resultrowtime".
+EXAMPLES = {
+    1: ("INNER", m.CURRENT_ROW, ("s.orderid", "s.ROWTIME", "o.ROWTIME")),
+    2: ("INNER", ONE_MINUTE, ("s.orderid", "s.ROWTIME", "o.ROWTIME")),
+    3: ("RIGHT", m.CURRENT_ROW, ("s.orderid", "o.ROWTIME")),
+    4: ("RIGHT", ONE_MINUTE, ("s.orderid", "s.ROWTIME", "o.ROWTIME")),
+    5: ("LEFT", m.CURRENT_ROW, ("o.orderid", "o.ROWTIME")),
+    6: ("LEFT", ONE_MINUTE, ("s.orderid", "s.ROWTIME", "o.ROWTIME")),
+}
+
+SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" ("orderid" VARCHAR(8), "orders" VARCHAR(8), "shipments" VARCHAR(8)) '
+    "WITH (format = 'json', path = '{folder}')"
+)
+
+
+def expected_join_rows(n: int) -> Counter:
+    kind, shipments_window, columns = EXAMPLES[n]
+    orders = [{"orderid": i, "ROWTIME": at(t)} for t, i in ORDERS]
+    shipments = [{"orderid": i, "ROWTIME": at(t)} for t, i in SHIPMENTS]
+    out = m.evaluate(
+        [m.Input("o", orders, "ROWTIME", ONE_MINUTE), m.Input("s", shipments, "ROWTIME", shipments_window)],
+        [m.Join(kind, m.equi("o", "orderid", "s", "orderid"))],
+    )
+
+    def value(o: m.Out, ref: str) -> object:
+        alias, column = ref.split(".")
+        row = o.rows[alias]
+        return None if row is None else row[column]
+
+    return Counter((o.rowtime, *(value(o, c) for c in columns)) for o in out)
+
+
+@pytest.mark.parametrize("n", sorted(EXAMPLES))
+def test_kda_sqlref_join_example(server: Server, n: int) -> None:
+    """The six stream-to-stream JOIN examples, each a whole program (ORDERS_STREAM and
+    SHIPMENTS_STREAM pumped from one source stream whose records carry ROWTIME, then the
+    example's OUTPUT_STREAM pump), against the reference model over the same rows."""
+    folder = server.state_dir.parent / f"kda_join_{n}"
+    # A late row would be dropped by KDA too; lateness keeps the comparison exact whichever of the
+    # two chained pumps' files the join reads first.
+    run(server, f"kda_join_{n}", ["SET spark.overjoin.lateness = 1 hour", SOURCE.format(folder=folder)],
+        program(f"kda_sqlref_join_example_{n}.sql"))  # fmt: skip
+    records = [{"ROWTIME": iso(at(t)), "orderid": str(i), "orders": "1"} for t, i in ORDERS]
+    records += [{"ROWTIME": iso(at(t)), "orderid": str(i), "shipments": "2"} for t, i in SHIPMENTS]
+    records += [{"ROWTIME": iso(FLUSH), "orderid": "999", "orders": "1"}, {"ROWTIME": iso(FLUSH), "orderid": "999", "shipments": "2"}]
+    write_rows(folder, "records", records)
+
+    expected = expected_join_rows(n)
+    db = f"kda_join_{n}"
+
+    def output() -> Counter:
+        rows = server.query(f"SELECT * FROM {db}.OUTPUT_STREAM")
+        return Counter(tuple(r[:-1]) for r in rows if r[0] < FLUSH - timedelta(hours=1))
+
+    wait_until(lambda: sum(output().values()) >= sum(expected.values()), what=f"example {n}'s output rows")
+    assert output() == expected
+    # Each output row keeps the join's ROWTIME (its first column here) as its own.
+    assert all(r[0] == r[-1] for r in server.query(f"SELECT * FROM {db}.OUTPUT_STREAM"))
+    # The first pumps: "ROWTIME" selected as a value fills orderrowtime; the row's ROWTIME is the source row's.
+    orders = server.query(f"SELECT orderid, orderrowtime, ROWTIME FROM {db}.ORDERS_STREAM WHERE orderid < 999")
+    assert sorted(orders) == sorted((i, at(t), at(t)) for t, i in ORDERS)
+
+
+# ---- a pump's select list fills its target (KDA's rule) ------------------------------------------
+
+
+def test_select_list_fills_the_target_whatever_its_items_are_named(server: Server) -> None:
+    folder = server.state_dir.parent / "fill"
+    run(server, "fill", [
+        "SET spark.overjoin.lateness = 1 hour",
+        f"CREATE STREAM shipments (orderId INT) WITH (format = 'json', path = '{folder}/s')",
+        f"CREATE STREAM orders (orderId INT) WITH (format = 'json', path = '{folder}/o')",
+    ], """
+        CREATE STREAM "DEST" (orderId INT, orderTime TIMESTAMP);
+        CREATE STREAM "DEST3" (orderId INT, orderTime TIMESTAMP);
+        CREATE PUMP "P1" AS INSERT INTO "DEST"
+          SELECT STREAM o.orderId, o.ROWTIME AS orderTime FROM shipments AS s
+          JOIN orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON o.orderId = s.orderId;
+        CREATE PUMP "P3" AS INSERT INTO "DEST3"
+          SELECT STREAM ROWTIME, o.orderId, o.ROWTIME AS orderTime FROM shipments AS s
+          JOIN orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON o.orderId = s.orderId;
+    """)  # fmt: skip
+    write_rows(folder / "o", "o", [{"ROWTIME": iso(at("10:00:00")), "orderId": 1}, {"ROWTIME": iso(at("10:10:00")), "orderId": 2}])
+    write_rows(folder / "s", "s", [{"ROWTIME": iso(at("10:30:00")), "orderId": 1}, {"ROWTIME": iso(at("10:20:00")), "orderId": 2}])
+    # The row's ROWTIME is the join's (the shipment's, §4); orderTime is the order's own.
+    want = [(1, at("10:00:00"), at("10:30:00")), (2, at("10:10:00"), at("10:20:00"))]
+    for dest in ("DEST", "DEST3"):
+        wait_until(lambda d=dest: len(server.query(f"SELECT * FROM fill.{d}")) >= 2, what=f"rows in {dest}")
+        assert sorted(server.query(f"SELECT orderId, orderTime, ROWTIME FROM fill.{dest}")) == want
+    with pytest.raises(Exception) as info:
+        server.execute(
+            "USE fill",
+            "CREATE PUMP p_bad AS INSERT INTO DEST SELECT STREAM o.orderId FROM orders AS o",
+        )
+    message = str(info.value)
+    assert "pump p_bad: the query returns 1 column(s) (orderId) but fill.DEST takes 2 (orderId, orderTime)" in message
+    assert "one item more named ROWTIME" in message
+
+
+# ---- source streams as KDA declares them ---------------------------------------------------------
+
+
+def test_source_stream_without_rowtime_gets_kdas_implicit_columns(server: Server) -> None:
+    """The developer guide's STEP over ROWTIME and APPROXIMATE_ARRIVAL_TIME program, as printed, over
+    a source stream that declares neither: ROWTIME from the records' field (the arrival where a
+    record has none), APPROXIMATE_ARRIVAL_TIME from the file's arrival."""
+    folder = server.state_dir.parent / "ts"
+    run(server, "ts", [
+        'CREATE STREAM "SOURCE_SQL_STREAM_001" ("TICKER_SYMBOL" VARCHAR(4), "PRICE" DOUBLE) '
+        f"WITH (format = 'json', path = '{folder}', rowtime = 'ROWTIME')",
+    ], program("kda_devguide_timestamps_rowtime.sql"))  # fmt: skip
+    rows = [("10:00:05", "ABC"), ("10:00:30", "ABC"), ("10:00:40", "DEF"), ("10:01:10", "ABC"), ("10:03:00", "XYZ")]
+    write_rows(folder, "a", [{"ROWTIME": iso(at(t)), "TICKER_SYMBOL": s, "PRICE": 1.0} for t, s in rows])
+    arrived = arrival(folder / "a.json")
+    minute = arrived.replace(second=0, microsecond=0)
+    # The last window (10:03) stays open: the watermark is 10:03:00.
+    want = sorted([(at("10:00:00"), minute, "ABC", 2), (at("10:00:00"), minute, "DEF", 1), (at("10:01:00"), minute, "ABC", 1)])
+    query = 'SELECT ingest_time, APPROXIMATE_ARRIVAL_TIME, ticker_symbol, symbol_count FROM ts.DESTINATION_SQL_STREAM'
+    wait_until(lambda: len(server.query(query)) >= 3, what="the closed windows")
+    assert sorted(server.query(query)) == want
+    # A plain SELECT of the source: the records' ROWTIME, or the arrival where a record has none.
+    write_rows(folder, "b", [{"TICKER_SYMBOL": "NOT", "PRICE": 2.0}])
+    b_arrived = arrival(folder / "b.json")
+    got = server.query("SELECT TICKER_SYMBOL, ROWTIME, APPROXIMATE_ARRIVAL_TIME FROM ts.SOURCE_SQL_STREAM_001 WHERE PRICE = 2.0")
+    assert len(got) == 1 and got[0][0] == "NOT"
+    assert abs((got[0][1] - b_arrived).total_seconds()) < 0.01 and got[0][1] == got[0][2]
+    # SELECT * returns the declared columns and ROWTIME, as KDA's `*` leaves its system columns out.
+    star = server.query("SELECT * FROM ts.SOURCE_SQL_STREAM_001 WHERE PRICE = 1.0 AND TICKER_SYMBOL = 'DEF'")
+    assert star == [("DEF", 1.0, at("10:00:40"))]
+
+
+# ---- the published orders/items application: multi-line, tab-indented column lists --------------
+
+
+def test_orders_items_application_with_tab_indented_column_lists(server: Server) -> None:
+    folder = server.state_dir.parent / "oi"
+    products = folder / "products"
+    products.mkdir(parents=True)
+    (products / "p.csv").write_text("productId,productName\n7,widget\n")
+    run(server, "oi", [
+        "SET spark.overjoin.lateness = 1 hour",
+        "CREATE TABLE products (`productId` INT, `productName` STRING) USING csv "
+        f"OPTIONS (path '{products}', header 'true')",
+        'CREATE STREAM "SOURCE_SQL_STREAM_001" ("orderId" INTEGER, "orderAmount" DECIMAL(1,1), '
+        '"orderStatus" VARCHAR(8), "orderDateTime" TIMESTAMP, "shipToName" VARCHAR(32), '
+        '"shipToAddress" VARCHAR(32), "shipToCity" VARCHAR(32), "shipToState" VARCHAR(16), '
+        '"shipToZip" VARCHAR(16), "recordType" VARCHAR(16), "itemId" INTEGER, "itemAmount" DECIMAL(1,1), '
+        '"itemStatus" VARCHAR(8), "itemQuantity" INTEGER) '
+        f"WITH (format = 'json', path = '{folder}/src')",
+    ], program("github_rvvittal_kda_orders_setup.sql"))  # fmt: skip
+    order = {"orderId": 1, "orderAmount": 0.5, "orderStatus": "NEW", "orderDateTime": iso(at("10:00:00")),
+             "shipToName": "Ann", "shipToAddress": "1 Main St", "shipToCity": "Town", "shipToState": "WA",
+             "shipToZip": "98101", "recordType": "Order", "ROWTIME": iso(at("10:00:00"))}  # fmt: skip
+    item = {"orderId": 1, "itemId": 7, "itemAmount": 0.2, "itemStatus": "OK", "itemQuantity": 3,
+            "recordType": "OrderItem", "ROWTIME": iso(at("10:00:20"))}  # fmt: skip
+    flush = {"orderId": 99, "recordType": "Order", "ROWTIME": iso(at("12:00:00"))}
+    write_rows(folder / "src", "a", [order, item, flush])
+    query = 'SELECT event_ts, orderId, shipToCity, itemId, itemQuantity, productName, ROWTIME FROM oi.ORDER_ITEM_ENRICHED_STREAM'
+    wait_until(lambda: server.query(query), what="the enriched row")
+    # The join's ROWTIME (the later of the two rows, §4) fills "event_ts" and is the row's ROWTIME.
+    assert server.query(query) == [(at("10:00:20"), 1, "Town", 7, 3, "widget", at("10:00:20"))]
+
+
+# ---- s-Server: schema statements ----------------------------------------------------------------
+
+
+def test_sserver_program_with_schema_statements(server: Server) -> None:
+    """s-Server's pump example as printed (CREATE OR REPLACE SCHEMA, SET SCHEMA '"Test"', a STOPPED
+    pump with a column list over several lines), then `ALTER PUMP "Test".* START | STOP`."""
+    conn = server.hive()
+    try:
+        cur = conn.cursor()
+        for s in statements(program("sserver_pump_concept.sql")):
+            cur.execute(s)
+        # SET SCHEMA changed this session's schema: the next statements need no qualifier.
+        cur.execute("INSERT INTO `OrderDataWithCreateTime` VALUES ('o1', 'u1', 'FR', 'p1', 2, 3.5, 4.0, TIMESTAMP '2024-01-01 10:00:00')")
+        cur.execute('ALTER PUMP "Test".* START')
+        cur.close()
+    finally:
+        conn.close()
+    state = {r[0]: r[1] for r in server.query("SHOW PUMPS")}
+    assert state["200-ConditionedOrdersPump"] == "RUNNING"
+    wait_until(lambda: server.query("SELECT * FROM test.orderdata"), what="the pumped row")
+    assert server.query("SELECT key_order, country, quantity, eur, usd, ROWTIME FROM test.orderdata") == [
+        ("o1", "FR", 2, 3.5, 4.0, at("10:00:00"))
+    ]
+    server.execute('ALTER PUMP "Test".* STOP')
+    assert {r[0]: r[1] for r in server.query("SHOW PUMPS")}["200-ConditionedOrdersPump"] == "STOPPED"
+    server.execute('DROP PUMP "200-ConditionedOrdersPump"')
+
+
+# ---- every program of the corpus and of examples/, statement by statement, over JDBC -------------
+
+#: What KDA configures outside SQL: each program's source streams (and reference tables).
+SOURCES: dict[str, list[str]] = {
+    **{f"kda_sqlref_join_example_{n}.sql": [SOURCE] for n in EXAMPLES},
+    "kda_devguide_timestamps_rowtime.sql": [
+        'CREATE STREAM "SOURCE_SQL_STREAM_001" ("TICKER_SYMBOL" VARCHAR(4), "PRICE" DOUBLE) '
+        "WITH (format = 'json', path = '{folder}')"
+    ],
+    "github_rvvittal_kda_orders_setup.sql": [
+        "CREATE TABLE products (`productId` INT, `productName` STRING) USING json OPTIONS (path '{folder}/p')",
+        'CREATE STREAM "SOURCE_SQL_STREAM_001" ("orderId" INTEGER, "recordType" VARCHAR(16), "orderAmount" '
+        'DECIMAL(1,1), "orderStatus" VARCHAR(8), "orderDateTime" TIMESTAMP, "shipToName" VARCHAR(32), '
+        '"shipToAddress" VARCHAR(32), "shipToCity" VARCHAR(32), "shipToState" VARCHAR(16), "shipToZip" VARCHAR(16), '
+        '"itemId" INTEGER, "itemAmount" DECIMAL(1,1), "itemStatus" VARCHAR(8), "itemQuantity" INTEGER) '
+        "WITH (format = 'json', path = '{folder}/s')",
+    ],
+    "sserver_pump_concept.sql": [],
+    "app.sql": [],
+}
+
+
+def test_every_program_runs_statement_by_statement_over_jdbc(server: Server) -> None:
+    """No statement of any published program or example fails when it is pasted as written."""
+    programs = all_programs()
+    assert {p.name for p in programs} == set(SOURCES), "a program without its sources here"
+    for i, path in enumerate(programs):
+        folder = server.state_dir.parent / f"corpus_{i}"
+        for sub in ("", "p", "s"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        text = path.read_text().replace("${DATA}", str(folder))
+        for sub in ("orders", "shipments", "products"):
+            (folder / sub).mkdir(exist_ok=True)
+        run(server, f"corpus_{i}", [s.format(folder=folder) for s in SOURCES[path.name]], text)
+    names = {r[0] for r in server.query("SHOW PUMPS")}
+    failed = [r for r in server.query("SHOW PUMPS") if r[1] == "FAILED"]
+    assert names and not failed, json.dumps([list(map(str, r)) for r in failed])
+    for pump in names:
+        server.execute(f"DROP PUMP `{pump}`")
