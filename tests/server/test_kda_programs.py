@@ -106,7 +106,10 @@ def test_kda_sqlref_join_example(server: Server, n: int) -> None:
         program(f"kda_sqlref_join_example_{n}.sql"))  # fmt: skip
     records = [{"ROWTIME": iso(at(t)), "orderid": str(i), "orders": "1"} for t, i in ORDERS]
     records += [{"ROWTIME": iso(at(t)), "orderid": str(i), "shipments": "2"} for t, i in SHIPMENTS]
-    records += [{"ROWTIME": iso(FLUSH), "orderid": "999", "orders": "1"}, {"ROWTIME": iso(FLUSH), "orderid": "999", "shipments": "2"}]
+    records += [
+        {"ROWTIME": iso(FLUSH), "orderid": "999", "orders": "1"},
+        {"ROWTIME": iso(FLUSH), "orderid": "999", "shipments": "2"},
+    ]
     write_rows(folder, "records", records)
 
     expected = expected_join_rows(n)
@@ -144,8 +147,16 @@ def test_select_list_fills_the_target_whatever_its_items_are_named(server: Serve
           SELECT STREAM ROWTIME, o.orderId, o.ROWTIME AS orderTime FROM shipments AS s
           JOIN orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON o.orderId = s.orderId;
     """)  # fmt: skip
-    write_rows(folder / "o", "o", [{"ROWTIME": iso(at("10:00:00")), "orderId": 1}, {"ROWTIME": iso(at("10:10:00")), "orderId": 2}])
-    write_rows(folder / "s", "s", [{"ROWTIME": iso(at("10:30:00")), "orderId": 1}, {"ROWTIME": iso(at("10:20:00")), "orderId": 2}])
+    write_rows(
+        folder / "o",
+        "o",
+        [{"ROWTIME": iso(at("10:00:00")), "orderId": 1}, {"ROWTIME": iso(at("10:10:00")), "orderId": 2}],
+    )
+    write_rows(
+        folder / "s",
+        "s",
+        [{"ROWTIME": iso(at("10:30:00")), "orderId": 1}, {"ROWTIME": iso(at("10:20:00")), "orderId": 2}],
+    )
     # The row's ROWTIME is the join's (the shipment's, §4); orderTime is the order's own.
     want = [(1, at("10:00:00"), at("10:30:00")), (2, at("10:10:00"), at("10:20:00"))]
     for dest in ("DEST", "DEST3"):
@@ -178,14 +189,18 @@ def test_source_stream_without_rowtime_gets_kdas_implicit_columns(server: Server
     arrived = arrival(folder / "a.json")
     minute = arrived.replace(second=0, microsecond=0)
     # The last window (10:03) stays open: the watermark is 10:03:00.
-    want = sorted([(at("10:00:00"), minute, "ABC", 2), (at("10:00:00"), minute, "DEF", 1), (at("10:01:00"), minute, "ABC", 1)])
-    query = 'SELECT ingest_time, APPROXIMATE_ARRIVAL_TIME, ticker_symbol, symbol_count FROM ts.DESTINATION_SQL_STREAM'
+    want = sorted(
+        [(at("10:00:00"), minute, "ABC", 2), (at("10:00:00"), minute, "DEF", 1), (at("10:01:00"), minute, "ABC", 1)]
+    )
+    query = "SELECT ingest_time, APPROXIMATE_ARRIVAL_TIME, ticker_symbol, symbol_count FROM ts.DESTINATION_SQL_STREAM"
     wait_until(lambda: len(server.query(query)) >= 3, what="the closed windows")
     assert sorted(server.query(query)) == want
     # A plain SELECT of the source: the records' ROWTIME, or the arrival where a record has none.
     write_rows(folder, "b", [{"TICKER_SYMBOL": "NOT", "PRICE": 2.0}])
     b_arrived = arrival(folder / "b.json")
-    got = server.query("SELECT TICKER_SYMBOL, ROWTIME, APPROXIMATE_ARRIVAL_TIME FROM ts.SOURCE_SQL_STREAM_001 WHERE PRICE = 2.0")
+    got = server.query(
+        "SELECT TICKER_SYMBOL, ROWTIME, APPROXIMATE_ARRIVAL_TIME FROM ts.SOURCE_SQL_STREAM_001 WHERE PRICE = 2.0"
+    )
     assert len(got) == 1 and got[0][0] == "NOT"
     assert abs((got[0][1] - b_arrived).total_seconds()) < 0.01 and got[0][1] == got[0][2]
     # SELECT * returns the declared columns and ROWTIME, as KDA's `*` leaves its system columns out.
@@ -219,7 +234,7 @@ def test_orders_items_application_with_tab_indented_column_lists(server: Server)
             "recordType": "OrderItem", "ROWTIME": iso(at("10:00:20"))}  # fmt: skip
     flush = {"orderId": 99, "recordType": "Order", "ROWTIME": iso(at("12:00:00"))}
     write_rows(folder / "src", "a", [order, item, flush])
-    query = 'SELECT event_ts, orderId, shipToCity, itemId, itemQuantity, productName, ROWTIME FROM oi.ORDER_ITEM_ENRICHED_STREAM'
+    query = "SELECT event_ts, orderId, shipToCity, itemId, itemQuantity, productName, ROWTIME FROM oi.ORDER_ITEM_ENRICHED_STREAM"
     wait_until(lambda: server.query(query), what="the enriched row")
     # The join's ROWTIME (the later of the two rows, §4) fills "event_ts" and is the row's ROWTIME.
     assert server.query(query) == [(at("10:00:20"), 1, "Town", 7, 3, "widget", at("10:00:20"))]
@@ -237,7 +252,9 @@ def test_sserver_program_with_schema_statements(server: Server) -> None:
         for s in statements(program("sserver_pump_concept.sql")):
             cur.execute(s)
         # SET SCHEMA changed this session's schema: the next statements need no qualifier.
-        cur.execute("INSERT INTO `OrderDataWithCreateTime` VALUES ('o1', 'u1', 'FR', 'p1', 2, 3.5, 4.0, TIMESTAMP '2024-01-01 10:00:00')")
+        cur.execute(
+            "INSERT INTO `OrderDataWithCreateTime` VALUES ('o1', 'u1', 'FR', 'p1', 2, 3.5, 4.0, TIMESTAMP '2024-01-01 10:00:00')"
+        )
         cur.execute('ALTER PUMP "Test".* START')
         cur.close()
     finally:

@@ -137,8 +137,11 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
     if w[0] == "ALTER":
         pos = 2
         # `ALTER PUMP "schema".*`: every pump of a schema (s-Server).
-        if is_name(pos) and pos + 2 < len(tokens) and tokens[pos + 1].token_type == TokenType.DOT and (
-            tokens[pos + 2].token_type == TokenType.STAR
+        if (
+            is_name(pos)
+            and pos + 2 < len(tokens)
+            and tokens[pos + 1].token_type == TokenType.DOT
+            and (tokens[pos + 2].token_type == TokenType.STAR)
         ):
             pos += 3
             if pos >= len(w) or w[pos] not in ("START", "STOP"):

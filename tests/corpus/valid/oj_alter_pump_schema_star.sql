@@ -1,0 +1,2 @@
+-- s-Server: every pump of a schema
+ALTER PUMP "Test".* STOP

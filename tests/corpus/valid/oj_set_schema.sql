@@ -1,0 +1,2 @@
+-- s-Server: the current schema, named by a quoted identifier inside the string
+SET SCHEMA '"Test"'
