@@ -4,7 +4,8 @@
 
 * ``("ok", "")``: it parsed (the JVM: as Spark's own parser parses it, when it is plain SQL);
 * ``("error", condition)``: it refused the statement with an error that carries a condition
-  (an overjoin code or Spark's error class), the only acceptable failure;
+  (an overjoin code or Spark's error class), the only acceptable failure; overjoin's internal
+  error (OJ900, "this is a bug") is a crash;
 * ``("crash", what)``: anything else: an exception of another kind, a JVM error such as
   ``StackOverflowError``, a plain statement parsed differently from Spark, or a validator that
   raised;
@@ -48,6 +49,8 @@ def jvm_outcome(spark: Any, sql: str, timeout: float = TIMEOUT) -> tuple[str, st
             plan = parser.parsePlan(sql)
         except CapturedException as e:
             condition = e.getCondition()
+            if condition == "OVERJOIN_INTERNAL_ERROR":  # overjoin's own "this is a bug": a crash
+                return "crash", str(e)
             return ("error", condition) if condition else ("crash", f"{type(e).__name__} without a condition: {e}")
         except Py4JJavaError as e:
             java = e.java_exception

@@ -25,10 +25,13 @@ __all__ = [
     "expected",
     "expected_form",
     "fields",
+    "fits_bigint",
     "lexicon",
+    "number_run_end",
     "pairs",
     "single",
     "split_pairs",
+    "step_number",
     "unit_words",
 ]
 
@@ -180,3 +183,56 @@ def duration(text: str) -> int | None:
         (Decimal(match.group(1)) * lex["durationMicros"][match.group(2).lower()]).to_integral_value(rounding=ROUND_DOWN)
     )
     return micros if micros <= _MAX_MICROS else None
+
+
+def fits_bigint(digits: str) -> bool:
+    """Whether unsigned ``digits`` fit a BIGINT, judged on the text (a number of thousands of
+    digits is never converted)."""
+    significant = digits.lstrip("0")
+    top = str(_MAX_MICROS)
+    return len(significant) < len(top) or (len(significant) == len(top) and significant <= top)
+
+
+def step_number(text: str) -> str | None:
+    """What is wrong with the number of ``STEP(ts BY n)`` as written, or None: digits with an
+    optional fraction that Spark can hold (a BIGINT, or a DECIMAL of at most 38 digits), above zero.
+    The twin of ``IntervalValues.stepNumber``."""
+    lex = lexicon()
+    if not re.fullmatch(lex["stepNumber"], text, re.ASCII):
+        return expected("stepNumber")
+    whole, _, fraction = text.partition(".")
+    digits = whole.lstrip("0")
+    top = lex["maxStepInteger"]
+    if fraction:
+        too_large = len(digits) + len(fraction) > lex["maxStepDigits"]
+    else:
+        too_large = len(digits) > len(top) or (len(digits) == len(top) and digits > top)
+    if too_large:
+        return expected("stepTooLarge")
+    if not digits and not fraction.strip("0"):
+        return expected("stepNotPositive")
+    return None
+
+
+def number_run_end(sql: str, start: int) -> int:
+    """Where the JVM lexer's number token that starts at ``start`` ends (exclusive): digits,
+    letters, dots and underscores, and an exponent's sign (``1.5.5s`` and ``10L`` are one token
+    there, several in sqlglot's tokenizer). The twin of the number rule of ``Lexer.scala``."""
+    i, n = start, len(sql)
+    while i < n:
+        ch = sql[i]
+        if (
+            ch.isalnum()
+            or ch in "._"
+            or (
+                ch in "+-"
+                and i + 1 < n
+                and sql[i + 1].isdigit()
+                and sql[i - 1] in "eE"
+                and all(d.isdigit() or d == "." for d in sql[start : i - 1])
+            )
+        ):
+            i += 1
+        else:
+            break
+    return i

@@ -135,3 +135,32 @@ def test_views_ctes_subqueries_and_insert_keep_the_streaming_syntax(spark):
     spark.sql(f"INSERT INTO vw_tgt {block}")
     assert [tuple(r) for r in spark.table("vw_tgt").collect()] == [(at(3), 1, 2)]
     spark.sql("DROP TABLE vw_tgt")
+
+
+def test_rowtime_aliased_without_as(spark):
+    """`ROWTIME ROWTIME` is ROWTIME named ROWTIME, as `ROWTIME AS ROWTIME` (found by the fuzzer:
+    the alias was taken for a second reference, an internal error OJ900)."""
+    view(spark, "na_a", "rowtime timestamp, k int", [(at(0), 1)])
+    view(spark, "na_b", "rowtime timestamp, k int", [(at(5), 1)])
+    rest = " FROM na_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a JOIN na_b AS b ON a.k = b.k"
+    for select, columns, row in [
+        ("ROWTIME ROWTIME, a.ROWTIME a_t", ["ROWTIME", "a_t"], (at(5), at(0))),
+        ("ROWTIME AS ROWTIME, a.ROWTIME AS a_t", ["ROWTIME", "a_t"], (at(5), at(0))),
+        ("a.ROWTIME ROWTIME", ["ROWTIME"], (at(0),)),
+    ]:
+        df = spark.sql("SELECT STREAM " + select + rest)
+        assert df.columns == columns, select
+        assert [tuple(r) for r in df.collect()] == [row], select
+
+
+def test_a_column_named_stream_after_select_stream(spark):
+    """`SELECT STREAM stream rowtime`: the column `stream` named rowtime, as Spark reads
+    `SELECT stream rowtime` (found by the fuzzer: an internal error OJ900)."""
+    view(spark, "sc_a", "rowtime timestamp, k int, stream string", [(at(0), 1, "s1")])
+    view(spark, "sc_b", "rowtime timestamp, k int", [(at(5), 1)])
+    df = spark.sql(
+        "SELECT STREAM stream rowtime FROM sc_a OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
+        "JOIN sc_b AS b ON a.k = b.k"
+    )
+    assert df.columns == ["rowtime"]
+    assert [tuple(r) for r in df.collect()] == [("s1",)]

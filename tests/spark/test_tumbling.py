@@ -233,7 +233,7 @@ def test_stream_join_then_tumbling_aggregation(spark, how: str) -> None:
         (
             "SELECT k FROM t GROUP BY k, STEP(t.ROWTIME BY '1 minute')",
             ParseException,
-            "an interval such as",
+            "an INTERVAL literal such as INTERVAL '1' MINUTE after BY, not a string: write INTERVAL '1 minute'",
             "'1 minute'",
         ),
         ("SELECT k FROM t GROUP BY k, STEP(BY INTERVAL '1' SECOND)", ParseException, "the time to floor", "BY"),

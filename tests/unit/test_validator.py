@@ -339,3 +339,66 @@ class TestCatalogueFile:
             assert subs == sorted(subs), name
             for sub in subs:
                 assert set(entry["subClass"][sub]) == {"message", "hint"}, (name, sub)
+
+
+class TestFoundByFuzzing:
+    """Statements the fuzzer found crashing the JVM parser (issue 21): the validator reports what
+    the JVM now reports, with the same code, position and parameters."""
+
+    J = " FROM o JOIN t OVER (RANGE INTERVAL '1' MINUTE PRECEDING) ON o.k = t.k"
+
+    @pytest.mark.parametrize(
+        "select",
+        ["ROWTIME ROWTIME, o.k", "o.ROWTIME ROWTIME", "STREAM rowtime", "x" * 100_000 + " rowtime"],
+        ids=["rowtime-rowtime", "o.rowtime-rowtime", "stream-rowtime", "long-identifier"],
+    )
+    def test_names_written_without_as_are_valid(self, select: str) -> None:
+        assert validate("SELECT STREAM " + select + self.J) == []
+
+    @pytest.mark.parametrize(
+        ("sql", "at", "detail"),
+        [
+            ("SELECT STREAM ON * FROM a", "ON", "expected a select list after SELECT STREAM"),
+            ("SELECT STREAM a + FROM b", "FROM", "expected an expression"),
+            ("SELECT STREAM a, FROM b", "FROM", "expected an expression"),
+            (
+                "SELECT STREAM k FROM t GROUP BY k, STEP(t.ROWTIME BY 1" + "0" * 100_000 + ")",
+                "1" + "0" * 100_000,
+                "the step of STEP(ts BY n) must fit a BIGINT (at most 9223372036854775807) or, with a "
+                "fraction, a DECIMAL of at most 38 digits",
+            ),
+            (
+                "SELECT STREAM k FROM t GROUP BY k, STEP(t.ROWTIME BY 10L)",
+                "10L",
+                "the step of STEP(ts BY n) is a number written as digits with an optional fraction, "
+                "such as 1000 or 0.5",
+            ),
+            (
+                "SELECT STREAM k FROM t GROUP BY k, STEP(t.ROWTIME BY '1 minute')",
+                "'1 minute'",
+                "expected an INTERVAL literal such as INTERVAL '1' MINUTE after BY, not a string: "
+                "write INTERVAL '1 minute'; or a number, when the time is a number",
+            ),
+            (
+                "SELECT STREAM * FROM a OVER (ROWS " + "9" * 5000 + " PRECEDING) JOIN b ON a.k = b.k",
+                "9" * 5000,
+                "a ROWS window counts at most 9223372036854775807 rows",
+            ),
+        ],
+        ids=["on", "operator", "comma", "step-digits", "step-suffix", "step-string", "rows-digits"],
+    )
+    def test_syntax_errors_at_the_text(self, sql: str, at: str, detail: str) -> None:
+        d = one(sql)
+        assert (d.code, d.line, d.column) == ("OJ001", 1, sql.index(at) + 1)
+        assert d.params == {"token": at if at.startswith("'") else f"'{at}'", "detail": detail}
+
+    @pytest.mark.parametrize(
+        "sql",
+        [
+            "SELECT STREAM * FROM a OVER (RANGE 1.5.5s PRECEDING) JOIN b ON a.k = b.k",
+            "SELECT STREAM * FROM a JOIN b ON a.k = b.k WITHIN 1.5.5s",
+        ],
+    )
+    def test_a_duration_with_two_points_is_one_bad_duration(self, sql: str) -> None:
+        d = one(sql)
+        assert (d.code, d.column, d.params) == ("OJ114", sql.index("1.5.5s") + 1, {"literal": "1.5.5s"})

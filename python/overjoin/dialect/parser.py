@@ -43,6 +43,21 @@ _DURATION_START = frozenset({TokenType.NUMBER, TokenType.INTERVAL, TokenType.DAS
 _IDENTIFIER_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 
 
+# Words a select list cannot start with (a SELECT STREAM block is overjoin's: these are its keywords).
+_NOT_A_SELECT_ITEM = frozenset({"ON", "USING", "JOIN", "INNER", "CROSS", "NATURAL", "OUTER"})
+
+
+def _step_expected(token: Token | None, sql: str) -> str:
+    """What STEP(ts BY ...) takes, said at a token that is not it (a quoted value is the interval
+    without its INTERVAL: the fix is named); the twin of ``TimeFloorParser.stepExpected``."""
+    if token is not None and token.token_type == TokenType.STRING and sql[token.start : token.start + 1] == "'":
+        return (
+            "Expected an INTERVAL literal such as INTERVAL '1' MINUTE after BY, not a string: write INTERVAL "
+            f"{sql[token.start : token.end + 1]}; or a number, when the time is a number"
+        )
+    return "Expected an INTERVAL literal such as INTERVAL '1' MINUTE after BY, or a number, when the time is a number"
+
+
 class OverjoinParser(JoinWindowGrammar):
     """Spark's parser plus the hooks listed in the module docstring."""
 
@@ -75,12 +90,14 @@ class OverjoinParser(JoinWindowGrammar):
         by: exp.Expr
         if token and token.token_type == TokenType.INTERVAL:
             by = self._parse_window_interval()
-        elif token and token.token_type == TokenType.NUMBER:
-            self._advance()
-            by = self.expression(exp.Literal.number(token.text))
-            _mark(by, "value", token)
+        elif token and self._number_run() is not None:
+            # The number as the JVM's lexer reads it (10L, 1.2.3: one token there), judged whole.
+            first, last = t.cast(tuple[int, int], self._number_run())
+            self._skip_to(last)
+            by = self.expression(exp.Literal.number(self.sql[first : last + 1]))
+            by.meta.setdefault("oj", {})["value"] = (first, last)
         else:
-            self.raise_error("Expected an interval such as INTERVAL '60' SECOND, or a number")
+            self.raise_error(_step_expected(token, self.sql))
             by = exp.Null()
         node = self.expression(TimeStep(this=this, by=by))
         _mark(node, "step", start)
@@ -136,7 +153,23 @@ class OverjoinParser(JoinWindowGrammar):
                 distinct = self.expression(exp.Distinct())
             else:
                 self._match(TokenType.ALL)
+            first, after = self._curr, self._next
+            if (
+                first is not None
+                and first.text.upper() in _NOT_A_SELECT_ITEM
+                and not (after is not None and after.token_type == TokenType.L_PAREN)
+            ):
+                self.raise_error("Expected a select list after SELECT STREAM")
         projections, exclude = super()._parse_projections()
+        if (
+            stream_token is not None
+            and self._prev is not None
+            and self._prev.token_type == TokenType.COMMA
+            and self._curr is not None
+            and self._curr.token_type == TokenType.FROM
+        ):
+            # `SELECT STREAM a, FROM b`: FROM is overjoin's keyword, not a column after the comma.
+            self.raise_error("Expected an expression")
         if stream_token is not None:
             self._oj_pending_select = {"token": stream_token, "distinct": distinct}
         return projections, exclude

@@ -146,6 +146,13 @@ class JoinWindowGrammar(SparkParser):
         token = self._curr
         if not token:
             return None
+        run = self._number_run()
+        if run is not None and run[1] > token.end:
+            # One number token to the JVM's lexer (1.5.5s), several here: judged as one duration.
+            self._skip_to(run[1])
+            node = self.expression(Duration(this=self.sql[run[0] : run[1] + 1]))
+            node.meta.setdefault("oj", {})["value"] = run
+            return node
         if token.token_type == TokenType.INTERVAL:
             return self._parse_window_interval()
         if token.token_type == TokenType.NUMBER:
@@ -165,6 +172,24 @@ class JoinWindowGrammar(SparkParser):
             self._advance()
             return self._duration(token)
         return None
+
+    def _number_run(self) -> tuple[int, int] | None:
+        """When the current token starts a number as the JVM's lexer reads numbers (digits,
+        letters, dots, underscores: ``1.5.5s``, ``10L``), that number's offsets (end inclusive);
+        otherwise None."""
+        token = self._curr
+        if token is None:
+            return None
+        sql, at = self.sql, token.start
+        if not (sql[at : at + 1].isdigit() or (sql[at : at + 1] == "." and sql[at + 1 : at + 2].isdigit())):
+            return None
+        return at, intervals.number_run_end(sql, at) - 1
+
+    def _skip_to(self, end: int) -> None:
+        """Move past every token that starts at or before offset ``end``."""
+        tokens = self._tokens
+        while self._index < len(tokens) and tokens[self._index].start <= end:
+            self._advance()
 
     def _duration(self, token: Token) -> Duration:
         node = self.expression(Duration(this=self.sql[token.start : token.end + 1]))

@@ -22,10 +22,10 @@ def check_time_floors(block: Block, reporter: Reporter, tokens: list[Token]) -> 
             by = node.args.get("by")
             if not isinstance(by, D.WindowInterval):
                 value = D.pos(by, "value")
-                if isinstance(by, exp.Literal) and float(by.name) <= 0 and value is not None:
-                    token = _token_at(tokens, value[0])
-                    if token is not None:
-                        _syntax_error(reporter, token, "the step of STEP must be greater than zero")
+                if isinstance(by, exp.Literal) and value is not None:
+                    problem = intervals.step_number(by.name)
+                    if problem is not None:
+                        reporter.add("OVERJOIN_SYNTAX_ERROR", value, token=f"'{by.name}'", detail=problem)
                 continue
             for pair in [by, *(by.args.get("more") or [])]:
                 for key in ("unit", "to"):

@@ -121,7 +121,18 @@ class WindowChecker:
             self.error("OVERJOIN_WINDOW_NEGATIVE_SIZE", D.pos(size, "minus"), size=self._written(size))
             return None
         if isinstance(size, exp.Literal) and re.fullmatch(r"\d+", size.name):
-            return int(size.name)
+            if intervals.fits_bigint(size.name):
+                return int(size.name)
+            problem = intervals.expected("rowsTooLarge")
+            self.ctx.reporter.add("OVERJOIN_SYNTAX_ERROR", D.pos(size, "value"), token=f"'{size.name}'", detail=problem)
+            self.ok = False
+            return None
+        if isinstance(size, D.Duration):
+            # A number as the JVM's lexer reads it (1.5.5): reported whole, as the JVM does.
+            self.ctx.reporter.add("OVERJOIN_SYNTAX_ERROR", D.pos(size, "value"), token=f"'{size.name}'",
+                                  detail="expected a row count PRECEDING or CURRENT ROW")  # fmt: skip
+            self.ok = False
+            return None
         first = _first_span(size)
         token = _token_at(self.ctx.tokens, first[0]) if first else self.ctx.tokens[0]
         _syntax_error(self.ctx.reporter, token, "expected a row count PRECEDING or CURRENT ROW")

@@ -38,6 +38,10 @@ object Lexicon {
   lazy val fieldShown: Map[String, String] =
     root.get("fieldShown").fields().asScala.map(e => e.getKey -> e.getValue.asText()).toMap
   lazy val maxPrecision: Int = root.get("maxPrecision").asInt()
+  /** How the number of `STEP(ts BY n)` is written, and the largest it can be (a BIGINT, or a DECIMAL's digits). */
+  lazy val stepNumber: scala.util.matching.Regex = ("^(?:" + root.get("stepNumber").asText() + ")$").r
+  lazy val maxStepInteger: String = root.get("maxStepInteger").asText()
+  lazy val maxStepDigits: Int = root.get("maxStepDigits").asInt()
   /** The units of `FLOOR(ts TO unit)` (docs/semantics.md §11). */
   lazy val floorUnits: Seq[String] = strings("floorUnits")
 

@@ -103,4 +103,24 @@ object IntervalValues {
       if (micros.isValidLong) Some(micros.toLong) else None
     case _ => None
   }
+
+  /**
+   * The number of `STEP(ts BY n)` as written: digits with an optional fraction, that Spark can hold
+   * (a BIGINT, or a DECIMAL of at most 38 digits), above zero. Left: what is wrong (OJ001's detail).
+   * Judged on the digits, never by converting a number that may have thousands of them.
+   */
+  def stepNumber(text: String): Either[String, Unit] = {
+    if (!Lexicon.stepNumber.matches(text)) return Left(Lexicon.expected("stepNumber"))
+    val (whole, fraction) = text.indexOf('.') match {
+      case -1 => (text, "")
+      case k => (text.substring(0, k), text.substring(k + 1))
+    }
+    val digits = whole.dropWhile(_ == '0')
+    val max = Lexicon.maxStepInteger
+    val tooLarge = if (fraction.isEmpty) digits.length > max.length || (digits.length == max.length && digits > max)
+      else digits.length + fraction.length > Lexicon.maxStepDigits
+    if (tooLarge) Left(Lexicon.expected("stepTooLarge"))
+    else if (digits.isEmpty && fraction.forall(_ == '0')) Left(Lexicon.expected("stepNotPositive"))
+    else Right(())
+  }
 }

@@ -113,6 +113,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
     }
 
     val fromIdx = c.findAtDepth0(listStart, end)(i => tokens(i).isWord("FROM"))
+    if (selectStream) checkSelectList(listStart, fromIdx, end)
     val clauseEnd = if (fromIdx < end) c.findAtDepth0(fromIdx + 1, end)(i => isClauseStart(i, end)) else end
     val windowIdx = c.findAtDepth0(clauseEnd, end)(i => isWindowClause(i, end))
     val windowEnd = if (windowIdx < end) c.findAtDepth0(windowIdx + 1, end)(i =>
@@ -134,6 +135,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
     val floors = exprRanges.flatMap { case (f, t) => timeFloors.calls(f, t) }
     if (floors.nonEmpty) b.dialect = true
     if (b.dialect) {
+      if (!selectStream) checkSelectList(listStart, fromIdx, end)
       b.pending.headOption.foreach(_.apply())
       val id = blocks.size
       val blockInputs = b.inputs.map { in =>
@@ -197,6 +199,27 @@ final class QueryBlockScanner private (c: TokenCursor) {
     }
   }
 
+  /**
+   * The select list of a block in the streaming dialect, where overjoin's keywords are keywords:
+   * it cannot start with a join word (`SELECT STREAM ON * FROM a`), and it ends where FROM starts,
+   * which cannot follow an operator (`SELECT STREAM a + FROM b`, which Spark would read as the
+   * column `a + FROM` named b, leaving no FROM clause).
+   */
+  private def checkSelectList(listStart: Int, fromIdx: Int, end: Int): Unit = {
+    var first = listStart
+    if (first < end && tokens(first).isWordIn(Set("DISTINCT", "ALL"))) first += 1
+    if (first < end && tokens(first).isWordIn(QueryBlockScanner.NotASelectItem) &&
+      !(first + 1 < end && tokens(first + 1).isSymbol("("))) c.syntax(first, "a select list after SELECT STREAM")
+    if (fromIdx < end && fromIdx > first) {
+      val before = tokens(fromIdx - 1)
+      val star = before.isSymbol("*") && (fromIdx - 1 == first || tokens(fromIdx - 2).isSymbol(",") ||
+        tokens(fromIdx - 2).isSymbol("."))
+      if (before.kind == TokenKind.Symbol && QueryBlockScanner.BinaryOperators.contains(before.text) && !star) {
+        c.syntax(fromIdx, "an expression")
+      }
+    }
+  }
+
   private def startsSelectList(i: Int, end: Int): Boolean = {
     if (i >= end) return false
     val t = tokens(i)
@@ -217,6 +240,13 @@ final class QueryBlockScanner private (c: TokenCursor) {
 }
 
 object QueryBlockScanner {
+
+  /** Words a select list cannot start with in the streaming dialect (the validator's `_NOT_A_SELECT_ITEM`). */
+  private val NotASelectItem = Set("ON", "USING", "JOIN", "INNER", "CROSS", "NATURAL", "OUTER")
+
+  /** Operators that need an operand after them. */
+  private val BinaryOperators = Set("+", "-", "*", "/", "%", "||", "=", "==", "<", ">", "<=", ">=", "<>", "!=",
+    "<=>", "&", "|", "^", "::", ",")
 
   /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
   private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR")

@@ -49,7 +49,7 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
     val fn = tokens(at).upper
     val text = c.text(at, close + 1)
     if (sep == at + 2) c.syntax(sep, s"the time to floor before ${tokens(sep).upper}")
-    if (sep + 1 >= close) c.syntax(close, if (fn == "STEP") "an interval such as INTERVAL '60' SECOND" else
+    if (sep + 1 >= close) c.syntax(close, if (fn == "STEP") TimeFloorParser.stepExpected(tokens(close)) else
       s"a unit (${TimeFloorCall.FloorUnits.mkString(", ")})")
     val first = tokens(sep + 1)
     val last = tokens(close - 1)
@@ -63,11 +63,10 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
     val v = tokens(sep + 1)
     if (v.kind == TokenKind.Number) {
       if (sep + 2 < close) c.syntax(sep + 2, "')' after the step")
-      if (BigDecimal(v.text.filterNot(_.isLetter)) <= 0)
-        throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", "the step of STEP must be greater than zero")
+      IntervalValues.stepNumber(v.text).left.foreach(d => throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", d))
       return TimeFloorCall(0, "STEP", text, stepNumber = Some(v.text))
     }
-    if (!v.isWord("INTERVAL")) c.syntax(sep + 1, "an interval such as INTERVAL '60' SECOND, or a number")
+    if (!v.isWord("INTERVAL")) c.syntax(sep + 1, TimeFloorParser.stepExpected(v))
     (sep + 1 until close).find(k => tokens(k).kind == TokenKind.Word && Lexicon.variableUnits.contains(Lexicon.baseUnit(tokens(k).text)))
       .foreach { k =>
         throw OverjoinErrors.syntaxDetail(c.span(tokens(k)), s"'${tokens(k).text}'",
@@ -89,4 +88,16 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
     if (sep + 2 < close) c.syntax(sep + 2, "')' after the unit")
     TimeFloorCall(0, "FLOOR", text, unit = Some(unit))
   }
+}
+
+private[parser] object TimeFloorParser {
+  /**
+   * What `STEP(ts BY ...)` takes, said at a token that is not it (a quoted value is the interval
+   * without its INTERVAL: the fix is named).
+   */
+  def stepExpected(t: Token): String =
+    if (t.kind == TokenKind.Str && t.text.startsWith("'")) {
+      s"an INTERVAL literal such as INTERVAL '1' MINUTE after BY, not a string: write INTERVAL ${t.text}; " +
+        "or a number, when the time is a number"
+    } else "an INTERVAL literal such as INTERVAL '1' MINUTE after BY, or a number, when the time is a number"
 }

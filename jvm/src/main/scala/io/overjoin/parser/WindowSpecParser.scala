@@ -3,7 +3,7 @@ package io.overjoin.parser
 import scala.collection.mutable.ArrayBuffer
 
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.model.{JoinFrame, JoinWindow, RangeFrame, RowsFrame}
+import io.overjoin.model.{JoinFrame, JoinWindow, Lexicon, RangeFrame, RowsFrame}
 
 /** One definition of a block's `WINDOW` clause: its name and the token ranges of its spec and of what to blank. */
 private[parser] final case class WindowDefinition(name: String, nameTok: Token, specFrom: Int, specTo: Int,
@@ -137,8 +137,10 @@ private[parser] final class WindowSpecParser(c: TokenCursor, intervals: Interval
       if (t.isSymbol("-") && i + 1 < to && tokens(i + 1).kind == TokenKind.Number) {
         throw OverjoinErrors.negativeSize(c.span(t, tokens(i + 1)), input, "-" + tokens(i + 1).text)
       } else if (t.kind == TokenKind.Number && t.text.forall(_.isDigit)) {
+        val count = BigInt(t.text.dropWhile(_ == '0').take(20).padTo(1, '0'))
+        if (!count.isValidLong) throw OverjoinErrors.syntaxDetail(c.span(t), s"'${t.text}'", Lexicon.expected("rowsTooLarge"))
         direction(i + 1, to, input)
-        (Preceding(t.text.toLong), i + 2)
+        (Preceding(count.toLong), i + 2)
       } else c.syntax(i, "a row count PRECEDING or CURRENT ROW")
     }
     if (from < to && tokens(from).isWord("BETWEEN")) {

@@ -79,7 +79,7 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
       case e: ParseException if text eq blanked => throw e.withCommand(sqlText)
     }
     DeepStack.run(sqlText)(
-      StreamPlanBuilder.attach(scan, plan, toOriginal, if (text eq blanked) Some((blanked, sqlText)) else None))
+      StreamPlanBuilder.attach(scan, plan, sqlText, toOriginal, if (text eq blanked) Some((blanked, sqlText)) else None))
   }
 
   private def hasParameterMarkers(sql: String): Boolean =

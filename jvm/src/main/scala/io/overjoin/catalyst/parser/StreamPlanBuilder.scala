@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.trees.TreeNode
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, TimeFloor}
 import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinRoot, WindowedInput}
-import io.overjoin.errors.OverjoinErrors
+import io.overjoin.errors.{OverjoinErrors, TextSpan}
 import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput, TimeFloorCall}
 
 /**
@@ -21,13 +21,18 @@ import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput, Time
  *    `SubqueryAlias` over `UnresolvedRelation`, or a subquery) is wrapped in a [[WindowedInput]];
  *  - the join tree of each block's inputs gets a [[StreamJoinRoot]] on top;
  *  - each `ROWTIME` reference becomes a [[RowtimeReference]] (with an alias when it is a whole
- *    select item, so the column is still called ROWTIME);
+ *    select item, so the column is still called ROWTIME). The parser does not read expressions:
+ *    it records every `ROWTIME` word where a column could be written, and Spark's parse decides.
+ *    A word with no column reference of Spark's at its offset is a name in another role (an alias
+ *    written without AS, as in `SELECT STREAM ROWTIME ROWTIME` or `SELECT STREAM stream rowtime`,
+ *    a lambda's variable) and is left as Spark read it;
  *  - each `STEP(ts BY ...)`/`FLOOR(ts TO ...)`, which Spark read as a call of two arguments,
  *    becomes a [[TimeFloor]] of its first.
  */
 object StreamPlanBuilder {
 
-  def attach(scan: ScanResult, plan: LogicalPlan, toOriginal: Int => Int = identity,
+  /** `sqlText` is the user's statement, which `scan` was made of. */
+  def attach(scan: ScanResult, plan: LogicalPlan, sqlText: String, toOriginal: Int => Int = identity,
       texts: Option[(String, String)] = None): LogicalPlan = {
     OverjoinNode.markCreated()
     def startOf(t: TreeNode[_]): Option[Int] = t.origin.startIndex.map(toOriginal)
@@ -65,13 +70,17 @@ object StreamPlanBuilder {
     }
     val missing = inputsAt.keySet -- targets.keySet
     if (missing.nonEmpty) {
-      val (b, in) = inputsAt(missing.min)
-      throw OverjoinErrors.internal(s"no plan node for input ${in.name} of query block ${b.id} (offset ${in.start})")
+      // Spark's parser read the FROM clause differently from overjoin's: a word before it that
+      // overjoin takes for a keyword (FROM, ON, ...) is a column name to Spark (`SELECT STREAM
+      // a + FROM b` is `(a + FROM) AS b` to Spark). The statement is not what it looks like.
+      val (_, in) = inputsAt(missing.min)
+      throw OverjoinErrors.syntaxDetail(TextSpan(sqlText, in.start, in.end), s"'${in.source}'",
+        "Spark's parser does not read this as a relation of the FROM clause, because a keyword before " +
+          "it (FROM, ON, ...) ends up read as a column name; write names that are keywords in back quotes")
     }
     val inputOf = new java.util.IdentityHashMap[LogicalPlan, Int]()
     targets.foreach { case (s, p) => inputOf.put(p, s) }
     val wrapped = mutable.Set.empty[Int]
-    val replaced = mutable.Set.empty[Int]
     val floorsReplaced = mutable.Set.empty[Int]
 
     def rewrite(p: LogicalPlan): LogicalPlan = {
@@ -96,7 +105,6 @@ object StreamPlanBuilder {
           TimeFloor(b.id, call, f.arguments.head)
         case a: UnresolvedAttribute if startOf(a).exists(refsAt.contains) && isRowtimeName(a, refsAt(startOf(a).get)._2) =>
           val (b, ref) = refsAt(startOf(a).get)
-          replaced += ref.start
           val placeholder = RowtimeReference(b.id, ref.qualifier, ref.spelling)
           if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
       }
@@ -115,10 +123,6 @@ object StreamPlanBuilder {
     }
     val result = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
       .getOrElse(rewrite(plan))
-    val lost = refsAt.keySet -- replaced
-    if (lost.nonEmpty) {
-      throw OverjoinErrors.internal(s"no expression for the ROWTIME reference at offset ${lost.min}")
-    }
     val lostFloors = floorsAt.keySet -- floorsReplaced
     if (lostFloors.nonEmpty) {
       throw OverjoinErrors.internal(s"no expression for the call ${floorsAt(lostFloors.min)._2.text}")

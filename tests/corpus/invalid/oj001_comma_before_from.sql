@@ -1,0 +1,2 @@
+-- error: OJ001 2:18
+SELECT STREAM a, FROM b

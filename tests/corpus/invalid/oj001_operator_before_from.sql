@@ -1,0 +1,2 @@
+-- error: OJ001 2:19
+SELECT STREAM a + FROM b OVER (RANGE 5s PRECEDING) JOIN c ON b.k = c.k

@@ -1,0 +1,2 @@
+-- error: OJ001 2:15
+SELECT STREAM ON * FROM a

@@ -1,0 +1,2 @@
+-- error: OJ114 2:36
+SELECT STREAM * FROM a OVER (RANGE 1.5.5s PRECEDING) JOIN b ON a.k = b.k
