@@ -148,13 +148,20 @@ def test_bad_ddl_fails_naming_the_object_and_changes_nothing(server: Server, sou
             "bad4",
             "no column nope",
         ],
+        # Filled in order (KDA's rule): ROWTIME would fill id, and a TIMESTAMP is not an INT.
         "CREATE PUMP bad5 AS INSERT INTO s1 SELECT STREAM ROWTIME, id FROM STREAM src": [
             "bad5",
-            "1 column(s)",
-            "takes 2",
+            "default.s1.id (INT) cannot take the query's column 1, ROWTIME (TIMESTAMP)",
+        ],
+        "CREATE PUMP bad9 AS INSERT INTO s1 SELECT STREAM id FROM STREAM src": [
+            "bad9",
+            "the query returns 1 column(s) (id) but default.s1 takes 2 (id, name)",
         ],
         "CREATE PUMP bad6 AS INSERT INTO s1 SELECT ROWTIME, id, name FROM s1": ["bad6", "reads no stream"],
-        f"CREATE STREAM bad7 (id INT) WITH (format = 'json', path = '{source}')": ["bad7", "no rowtime"],
+        f"CREATE STREAM bad7 (id INT) WITH (format = 'json', path = '{source}', rowtime = 'id')": [
+            "bad7",
+            "its rowtime id must be a TIMESTAMP, not INT",
+        ],
         "CREATE STREAM bad8 (id INT) WITH (colour = 'red')": ["bad8", "unknown option colour"],
         "CREATE PUMP p1 AS INSERT INTO s1 SELECT STREAM ROWTIME, id, name FROM STREAM src": ["p1", "already exists"],
         "ALTER PUMP ghost START": ["ghost", "does not exist"],

@@ -9,6 +9,7 @@ import scala.collection.mutable
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.expressions.Cast
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.apache.spark.sql.types.{StructType, TimestampType}
@@ -276,6 +277,16 @@ object PumpManager extends Logging {
         if (at >= 0) Some(valueIdx(at))
         else if (f.name.equalsIgnoreCase(rt)) rowtimeIdx
         else None
+      // Filled by position, so a value of the wrong kind is refused as Spark's INSERT refuses it
+      // (its ANSI store assignment), not converted (a TIMESTAMP is not an INT).
+      source.filter(_ < out.size).foreach { i =>
+        val from = out.fields(i)
+        val to = if (f.name.equalsIgnoreCase(rt)) TimestampType else f.dataType
+        if (!Cast.canANSIStoreAssign(from.dataType, to)) throw new IllegalArgumentException(
+          s"pump ${d.name}: ${d.target}.${f.name} (${to.sql}) cannot take the query's column ${i + 1}, " +
+            s"${from.name} (${from.dataType.sql}): the select list fills the target's columns in order; " +
+            s"select a ${to.sql} value there")
+      }
       source.map(i => col(s"_c$i").cast(if (f.name.equalsIgnoreCase(rt)) TimestampType else f.dataType))
         .getOrElse(lit(null).cast(f.dataType)).as(f.name)
     }
