@@ -104,8 +104,8 @@ def test_a_source_stream_declares_its_rowtime_column_and_lateness(spark, tmp_pat
 
     folder = tmp_path / "in"
     folder.mkdir()
-    with pytest.raises(IllegalArgumentException, match="rowtime = 'nosuch' names no column"):
-        spark.sql(f"CREATE STREAM st_bad (ts TIMESTAMP, id INT) WITH (path = '{folder}', rowtime = 'nosuch')")
+    with pytest.raises(IllegalArgumentException, match="its rowtime id must be a TIMESTAMP, not INT"):
+        spark.sql(f"CREATE STREAM st_bad (ts TIMESTAMP, id INT) WITH (path = '{folder}', rowtime = 'id')")
     with pytest.raises(IllegalArgumentException, match="bad lateness 'soon'"):
         spark.sql(f"CREATE STREAM st_bad (ROWTIME TIMESTAMP) WITH (path = '{folder}', lateness = 'soon')")
     spark.sql(

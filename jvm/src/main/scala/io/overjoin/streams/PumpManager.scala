@@ -12,7 +12,7 @@ import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.catalyst.expressions.Cast
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
-import org.apache.spark.sql.types.{StructType, TimestampType}
+import org.apache.spark.sql.types.{StringType, StructType, TimestampType}
 
 import org.apache.spark.sql.overjoin.ImplicitRowtime
 
@@ -272,23 +272,26 @@ object PumpManager extends Logging {
           s"pump ${d.name}: the query's rows have no ROWTIME to give ${d.target}'s rows: select ROWTIME")
       }
     val cols: Seq[Column] = target.fields.toSeq.map { f =>
+      val to = if (f.name.equalsIgnoreCase(rt)) TimestampType else f.dataType
       val at = listed.indexWhere(_.equalsIgnoreCase(f.name))
       val source =
         if (at >= 0) Some(valueIdx(at))
         else if (f.name.equalsIgnoreCase(rt)) rowtimeIdx
         else None
       // Filled by position, so a value of the wrong kind is refused as Spark's INSERT refuses it
-      // (its ANSI store assignment), not converted (a TIMESTAMP is not an INT).
+      // (its ANSI store assignment: a TIMESTAMP is not an INT), not converted. A string is read
+      // as the column's type, as KDA reads a record's text ('101' into an INTEGER column); one
+      // that does not read fails the pump, which SHOW PUMPS reports.
       source.filter(_ < out.size).foreach { i =>
         val from = out.fields(i)
-        val to = if (f.name.equalsIgnoreCase(rt)) TimestampType else f.dataType
-        if (!Cast.canANSIStoreAssign(from.dataType, to)) throw new IllegalArgumentException(
+        val fits = Cast.canANSIStoreAssign(from.dataType, to) ||
+          (from.dataType == StringType && Cast.canCast(StringType, to))
+        if (!fits) throw new IllegalArgumentException(
           s"pump ${d.name}: ${d.target}.${f.name} (${to.sql}) cannot take the query's column ${i + 1}, " +
             s"${from.name} (${from.dataType.sql}): the select list fills the target's columns in order; " +
-            s"select a ${to.sql} value there")
+            s"select a value of type ${to.sql} there")
       }
-      source.map(i => col(s"_c$i").cast(if (f.name.equalsIgnoreCase(rt)) TimestampType else f.dataType))
-        .getOrElse(lit(null).cast(f.dataType)).as(f.name)
+      source.map(i => col(s"_c$i").cast(to)).getOrElse(lit(null).cast(f.dataType)).as(f.name)
     }
     val positional = (0 until out.size + (if (implicitRowtime) 1 else 0)).map(i => s"_c$i")
     df => df.toDF(positional: _*).select(cols: _*)
