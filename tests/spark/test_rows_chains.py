@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from tests.generators import FLUSH_ID, SCHEMA, Case, describe, random_case
+from tests.generators import FLUSH_ID, SCHEMA, T0, Case, describe, random_case
 from tests.reference_model import Window, multiset
 from tests.spark.streams import make_stream, run_stream
 
@@ -152,6 +152,109 @@ def test_the_rows_join_below_waits_for_its_final_life_and_the_plan_says_so(spark
     assert len(joins) == 2, plan.toString()
     assert sum("holdUntilFinal" in line for line in joins) == 1, plan.toString()
     assert "holdUntilFinal" in next(line for line in joins if "INNER" in line or "Inner" in line), plan.toString()
+
+
+# ------------------------------------------------------------------------------------------------
+# Generated: pairs whose life ends on the RANGE side long before the ROWS window closes
+
+
+def short_range_case(seed: int) -> Case:
+    """A ROWS join joined again whose pairs' lives end on their RANGE side (seeded): one of the first
+    two inputs has a ROWS window and sparse rows (10 to 40 s apart), the other a RANGE window of 1
+    to 8 s and rows close to them, so a pair's end is decided long before the ROWS row's window
+    closes, and many never close. The ROWS input is never preserved by the first join (its padded
+    rows wait for their window to close, §8); the second join is any join type with a RANGE window.
+    """
+    rng = random.Random(seed)
+    rows_at = rng.randrange(2)  # which of a, b has the ROWS window
+    n = rng.randint(0, 3)
+    form = rng.choice(["rows", "partitioned", "current", "between"])
+    if form == "rows":
+        rows_window, rows_over = Window.rows(n), f"ROWS {n} PRECEDING"
+    elif form == "partitioned":
+        rows_window, rows_over = Window.rows(n, ("k",)), f"PARTITION BY k ROWS {n} PRECEDING"
+    elif form == "current":
+        rows_window, rows_over = Window.rows(0), "ROWS CURRENT ROW"
+    else:
+        rows_window, rows_over = Window.rows(n), f"ROWS BETWEEN {n} PRECEDING AND CURRENT ROW"
+
+    def range_window() -> tuple[Window, str]:
+        hi = rng.randint(1, 8)
+        if rng.random() < 0.3:
+            lo = rng.randint(1, hi)
+            text = f"RANGE BETWEEN INTERVAL '{hi}' SECOND PRECEDING AND INTERVAL '{lo}' SECOND PRECEDING"
+            return Window.range(hi * SEC, lo * SEC), text
+        return Window.range(hi * SEC), f"RANGE INTERVAL '{hi}' SECOND PRECEDING"
+
+    short, short_over = range_window()
+    third, third_over = range_window() if rng.random() < 0.7 else (Window.range(0 * SEC), "RANGE CURRENT ROW")
+    windows = [short, short, third]
+    over = [short_over, short_over, third_over]
+    windows[rows_at], over[rows_at] = rows_window, rows_over
+    # INNER, or the outer join that keeps the RANGE side only.
+    first = rng.choice(["INNER", "RIGHT" if rows_at == 0 else "LEFT"])
+    second = rng.choices(["INNER", "LEFT", "RIGHT", "FULL"], weights=[1, 3, 2, 2])[0]
+
+    def key() -> int | None:
+        return None if rng.random() < 0.1 else rng.randint(1, 2)
+
+    t, sparse = 0, []
+    for _ in range(rng.randint(3, 7)):
+        t += rng.randint(10, 40)
+        sparse.append((t, key()))
+    near = [
+        (x + rng.randint(-8, 3), k if rng.random() < 0.8 else key())
+        for x, k in sparse
+        for _ in range(rng.randint(0, 2))
+    ]
+    third_rows = [
+        (x + rng.randint(-4, 9), k if rng.random() < 0.7 else key()) for x, k in sparse + near if rng.random() < 0.6
+    ]
+    drafts = [sparse, near] if rows_at == 0 else [near, sparse]
+    drafts.append(third_rows)
+    rows = tuple(
+        tuple(
+            {"id": 1000 * (i + 1) + j, "k": k, "rowtime": T0 + (40 + s) * SEC}
+            for j, (s, k) in enumerate(sorted(d, key=lambda sk: sk[0]))
+        )
+        for i, d in enumerate(drafts)
+    )
+    on = (rng.choice(["a", "b"]), "c")
+    return Case(seed, tuple(windows), tuple(over), rows, (first, second), (("a", "b"), on))
+
+
+def far_batches(case: Case) -> list[dict[str, list[dict[str, Any]]]]:
+    """Two batches of one row per input far in the future, each input with a key of its own: they
+    meet nothing, and after them every watermark is past every RANGE window of the case. They close
+    no ROWS window but those of the last n + 1 (or fewer) rows of a partition, and the watermark
+    does not pass the second one: the windows of those rows stay open to the stream."""
+    times = [r["rowtime"] for rs in case.rows for r in rs if r["rowtime"] is not None]
+    widest = max([w.a for w in case.windows if isinstance(w.a, timedelta)] + [timedelta(0)])
+    far = max(times) + 2 * widest + 100 * SEC
+    return [
+        {
+            v: [{"id": FLUSH_ID + 10 * m + i, "k": -1 - i, "rowtime": far + m * (widest + 100 * SEC)}]
+            for i, v in enumerate(case.views)
+        }
+        for m in range(2)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(9100, 9100 + COUNT), ids=lambda s: f"seed_{s}")
+def test_pairs_ended_by_a_short_range_window_stream_in_order(spark, seed):
+    case = short_range_case(seed)
+    actual, expected, run = run_case(spark, case, case.batches() + far_batches(case), "si")
+    assert multiset(actual) == multiset(expected), describe(case, actual)
+    dropped = sum(op.get("numRowsDroppedByWatermark", 0) for p in run.progress for op in p.get("stateOperators", []))
+    assert dropped == 0, f"seed {seed}: a row was dropped as late"
+
+
+@pytest.mark.parametrize("seed", range(9600, 9600 + COUNT), ids=lambda s: f"seed_{s}")
+def test_pairs_ended_by_a_short_range_window_stream_out_of_order(spark, seed):
+    case = short_range_case(seed)
+    batches = case.shuffled_batches(4 * SEC, count=8) + far_batches(case)
+    actual, expected, _ = run_case(spark, case, batches, "so", lateness="4 seconds")
+    assert multiset(actual) == multiset(expected), describe(case, actual)
 
 
 # ------------------------------------------------------------------------------------------------
