@@ -29,7 +29,13 @@ Batches = list[dict[str, list[dict[str, Any]]]]
 def case_for(kind: str, seed: int) -> tuple[Case, Batches]:
     """The generated case of a restart test and its micro-batches (flush batches included):
     ``range`` and ``ordered`` (RANGE windows, 2-3 inputs), ``rows`` (a ROWS window, 2 inputs),
-    ``rows_chain`` (3 inputs, a ROWS window in the first join, whose result the second reads)."""
+    ``rows_chain`` (3 inputs, a ROWS window in the first join, whose result the second reads),
+    ``short_range`` (the same, pairs ended by a short RANGE window, many ROWS windows left open)."""
+    if kind == "short_range":
+        from tests.spark.test_rows_chains import far_batches, short_range_case
+
+        case = short_range_case(seed)
+        return case, case.batches() + far_batches(case)
     if kind == "rows_chain":
         from tests.spark.test_rows_chains import closing_batches, rows_chain_case
 

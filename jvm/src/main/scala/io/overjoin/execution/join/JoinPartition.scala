@@ -28,9 +28,11 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
  * last `n + 1` rows of each partition at or below the watermark stay, as `orderOnly` rows, so that
  * later rows find their position. A window that never closes keeps its rows and never pads them.
  * With `holdUntilFinal` (the join's result is joined again) a pair is decided once the watermark has
- * reached the end of the intersection instead, when its life is final, and each key records the
- * earliest start of its rows that can still be output, from which the watermark passed up is held
- * back (org.apache.spark.sql.overjoin.HeldWatermark).
+ * reached the end of the intersection instead, when its life is final (the smaller of the two
+ * ends, which is final once the watermark reaches it even while the other, a ROWS window, is still
+ * open), and each key records the earliest start of an output row it can still make from the rows
+ * it holds (a waiting pair, or an unmatched row of a preserved side to pad), from which the
+ * watermark passed up is held back (org.apache.spark.sql.overjoin.HeldWatermark).
  *
  * A row arriving after this batch has event time above `evictUs`, so its life starts after
  * `evictUs - lag` of its side ([[io.overjoin.catalyst.plans.logical.SideBounds]]): a row of the other side whose life ends before
@@ -59,8 +61,10 @@ final class JoinPartition(
   private val hasRows = spec.leftRows.isDefined || spec.rightRows.isDefined
   // Arrival order within the batch: a ROWS window orders tied rowtimes by arrival.
   private var arrivals = 0L
-  // The earliest intersection start of a pair of the current key still waiting for the watermark.
+  // The earliest watermark at which a pair of the current key still waiting for it is decided.
   private var pendingFrom = Long.MaxValue
+  // With `holdUntilFinal`: the earliest life start (intersection start) of those waiting pairs.
+  private var pendingStart = Long.MaxValue
 
   /** The batch's output: matches and padded rows of keys with new rows, then padded rows of the others. */
   def run(leftRows: Iterator[InternalRow], rightRows: Iterator[InternalRow]): Iterator[InternalRow] = {
@@ -145,6 +149,7 @@ final class JoinPartition(
       decided = JoinStateBlob.decided(stored.getBaseObject, at)
     }
     pendingFrom = Long.MaxValue
+    pendingStart = Long.MaxValue
     if (fresh.lefts.nonEmpty) spec.leftRows.foreach(n => closeEnds(held.lefts ++ fresh.lefts, n, leftPartition.get, decided))
     if (fresh.rights.nonEmpty) spec.rightRows.foreach(n => closeEnds(held.rights ++ fresh.rights, n, rightPartition.get, decided))
     outputs.clear()
@@ -229,19 +234,24 @@ final class JoinPartition(
       else if (y.end < x.end) (y.end, y.endInclusive)
       else (x.end, x.endInclusive && y.endInclusive)
     if (from > to || (from == to && !toInclusive)) return
-    if (hasRows) {
-      // A ROWS life may still shrink until the watermark reaches `from`; a pair is decided once.
-      // With `holdUntilFinal` it also waits for its end: the join above matches on the whole life.
-      val decideAt = if (spec.holdUntilFinal) to else from
-      if (decideAt > evictUs) {
-        if (decideAt < pendingFrom) pendingFrom = decideAt
-        if (decideAt > x.pending) x.pending = decideAt
-        if (decideAt > y.pending) y.pending = decideAt
-        return
-      }
-      if (decideAt <= decidedBefore) return
-    }
+    // A ROWS life may still shrink until the watermark reaches `from`; a pair is decided once.
+    // With `holdUntilFinal` it also waits for its end: the join above matches on the whole life.
+    // Once the watermark reaches `to`, `to` is the pair's end for good, even with a ROWS window
+    // still open: an end not final yet is above the watermark and can only shrink to the rowtime
+    // of a row still to come, above the watermark too (docs/operator.md, "ROWS windows joined
+    // again"). Before that, such a row can still end it sooner. A pair whose `decideAt` is at or
+    // below `decidedBefore` was decided then.
+    val decideAt = if (spec.holdUntilFinal) to else from
+    if (hasRows && decideAt <= decidedBefore) return
+    // The condition first: a pair that can never match neither keeps its rows nor holds anything.
     if (condition.isDefined && !condition.get.eval(pairRow(x.row, y.row))) return
+    if (hasRows && decideAt > evictUs) {
+      if (decideAt < pendingFrom) pendingFrom = decideAt
+      if (from < pendingStart) pendingStart = from
+      if (decideAt > x.pending) x.pending = decideAt
+      if (decideAt > y.pending) y.pending = decideAt
+      return
+    }
     x.matched = true
     y.matched = true
     out.add(math.max(x.rowtime, y.rowtime), from, to, toInclusive, x.row, y.row)
@@ -296,7 +306,7 @@ final class JoinPartition(
     if (rows.size == 0) {
       if (existed) { store.remove(key, cf); counters.removedKeys += 1 }
     } else {
-      val held = if (spec.holdUntilFinal) earliestStart(rows) else Long.MaxValue
+      val held = if (spec.holdUntilFinal) earliestOutputStart(rows) else Long.MaxValue
       if (held < counters.heldMin) counters.heldMin = held
       valueBuffer = JoinStateBlob.encodeRow(rows, due, evictUs, held, valueBuffer, valueRow)
       store.put(key, valueRow, cf)
@@ -304,15 +314,29 @@ final class JoinPartition(
     }
   }
 
-  /** The earliest life start of the rows that can still be part of an output row (not order only). */
-  private def earliestStart(rows: KeyRows): Long = {
-    var min = Long.MaxValue
-    def scan(side: ArrayBuffer[Entry]): Unit = {
+  /**
+   * The earliest life start of a row this key can still output from what it holds (with
+   * `holdUntilFinal`, recorded as the key's `held`; docs/operator.md, "ROWS windows joined again"):
+   * a pair still waiting for the watermark starts at its intersection's start, and an unmatched
+   * row of a preserved side may still be padded, with its own life. Every other output row pairs
+   * a held row with a row still to come, and starts no earlier than that row, after the watermark
+   * (the caller's bound, [[org.apache.spark.sql.overjoin.HeldWatermark.bound]], covers those): a
+   * held row whose window is still open does not hold anything back by itself. Pairs of held rows
+   * that were neither decided nor are waiting never match (their lives do not meet, and ends only
+   * shrink, or the condition is false).
+   */
+  private def earliestOutputStart(rows: KeyRows): Long = {
+    var min = pendingStart
+    def scan(side: ArrayBuffer[Entry], preserved: Boolean): Unit = if (preserved) {
       var i = 0
-      while (i < side.size) { if (!side(i).orderOnly && side(i).start < min) min = side(i).start; i += 1 }
+      while (i < side.size) {
+        val e = side(i)
+        if (!e.orderOnly && !e.matched && e.start < min) min = e.start
+        i += 1
+      }
     }
-    scan(rows.lefts)
-    scan(rows.rights)
+    scan(rows.lefts, spec.leftPreserved)
+    scan(rows.rights, spec.rightPreserved)
     min
   }
 

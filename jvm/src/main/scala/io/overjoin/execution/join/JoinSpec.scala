@@ -37,6 +37,9 @@ final class JoinCounters {
   var updatedKeys = 0L
   var removedKeys = 0L
   var evictNanos = 0L
-  /** With `holdUntilFinal`: the earliest life start (us) of a row left in state that can still be output. */
+  /**
+   * With `holdUntilFinal`: the earliest life start (us) of an output row the task's state can still
+   * make from held rows alone (waiting pairs, unmatched rows of a preserved side).
+   */
   var heldMin: Long = Long.MaxValue
 }

@@ -25,7 +25,7 @@ final class Entry(
     val row: UnsafeRow,
     var orderOnly: Boolean = false) {
 
-  /** The latest intersection start of this row's pairs still waiting for the watermark (not stored). */
+  /** The latest watermark at which a pair of this row still waiting for it is decided (not stored). */
   var pending: Long = Long.MinValue
 
   def isOpen: Boolean = end == Entry.Open
@@ -52,8 +52,9 @@ final class KeyRows {
  *   long   due: the smallest watermark (us) at which something of this key must be evicted or emitted
  *   long   decided: the watermark (us) up to which this key's pairs are decided (ROWS windows)
  *   long   held: for a join that holds its matched rows until their life is final (a ROWS join read
- *          by another join), the earliest life start (us) among the key's rows that can still be
- *          part of an output row; Long.MaxValue for none or another join
+ *          by another join), the earliest life start (us) of an output row the key can still make
+ *          from the rows it holds alone: a pair waiting for the watermark, or an unmatched row of a
+ *          preserved side still to be padded; Long.MaxValue for none or another join
  *   int    rows on the left, int rows on the right
  *   per row: long start | long end | long rowtime | long seq | byte flags | int length | row bytes
  * }}}

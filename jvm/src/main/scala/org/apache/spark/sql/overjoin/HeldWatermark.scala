@@ -22,10 +22,19 @@ import io.overjoin.execution.join.JoinPartition
  * the watermark has passed the row's ROWTIME; the join above must neither drop it as late nor evict
  * the rows it should meet. So at the end of each micro-batch every partition task records a
  * **bound**: no row it emits in a later batch can have a life starting (or a ROWTIME) before it.
- * Such a row is built on a row it holds now, whose life starts no earlier than the earliest start in
- * its state, or only on rows still to come, which start after the eviction watermark less the
- * inputs' lag. The watermark passed up is the input watermark, capped below the smallest bound of
- * the partitions; so the join above sees this join's output with a lag of 0.
+ * Such a row is one of three kinds:
+ *
+ *  - made of rows the task holds now: a pair waiting for its life to be final, which starts at its
+ *    intersection's start, or an unmatched row of a preserved side, padded with its own life;
+ *  - a held row with a row still to come: the intersection starts no earlier than the new row;
+ *  - rows still to come only.
+ *
+ * A row still to come starts after the eviction watermark less the inputs' lag. So the bound is
+ * the earliest start of the first kind (`heldMin`, from the keys' `held` fields) or that, whichever
+ * is smaller. A held row whose `ROWS` window is still open does not lower it by itself: whatever it
+ * still meets arrives later (docs/operator.md, "ROWS windows joined again"). The watermark passed
+ * up is the input watermark, capped below the smallest bound of the partitions; so the join above
+ * sees this join's output with a lag of 0.
  *
  * Spark computes the watermarks of a micro-batch's operators on the driver, from the plan, before
  * the batch runs (and again after a restart), so the bounds go through the checkpoint: one small
@@ -37,8 +46,9 @@ import io.overjoin.execution.join.JoinPartition
 object HeldWatermark extends Logging {
 
   /**
-   * The bound (us) of a partition: the earliest start in its state (`heldMin`), or the earliest start
-   * of a row still to come, after the eviction watermark less the larger of the sides' lags.
+   * The bound (us) of a partition: the earliest start of an output row its held rows alone can still
+   * make (`heldMin`), or the earliest start of a row still to come, after the eviction watermark
+   * less the larger of the sides' lags.
    */
   def bound(heldMin: Long, evictUs: Long, inputLag: Long): Long = {
     val lag = math.max(0L, inputLag)
