@@ -47,6 +47,7 @@ __all__ = [
     "Join",
     "Out",
     "Row",
+    "SlidingCall",
     "Window",
     "and_",
     "as_tuples",
@@ -56,6 +57,7 @@ __all__ = [
     "life_interval",
     "life_intervals",
     "multiset",
+    "sliding_window",
     "sort_key",
     "sql_eq",
     "step_floor",
@@ -406,6 +408,102 @@ def tumbling_groups(
         start, end = window(r[rowtime])
         groups.setdefault((end, start, *key(r)), []).append(r)
     return groups
+
+
+# ------------------------------------------------------------------------------------------------
+# §12: sliding windows (window functions over a stream)
+
+
+@dataclass(frozen=True)
+class SlidingCall:
+    """One window function of a sliding-window query (docs/semantics.md §12).
+
+    ``function`` is ``COUNT`` (``column=None``: ``COUNT(*)``), ``SUM``, ``MIN``, ``MAX``, ``AVG`` or
+    ``LAG``; for ``LAG``, ``k`` is the offset, ``default`` the value when there is no such row and
+    ``ignore_nulls`` skips rows whose column is NULL.
+    """
+
+    function: str
+    column: str | None = None
+    k: int = 1
+    default: Any = None
+    ignore_nulls: bool = False
+
+
+def _window_of(part: Sequence[tuple[int, Row]], at: int, rowtime: str, window: Window) -> list[Row]:
+    """The rows of row ``part[at]``'s window: its partition in (rowtime, arrival) order (§12)."""
+    t = part[at][1][rowtime]
+    if window.kind == "RANGE":
+        assert isinstance(window.a, timedelta)
+        return [r for _, r in part if t - window.a <= r[rowtime] <= t - window.b]
+    assert isinstance(window.a, int)
+    return [r for _, r in part[max(0, at - window.a) : at + 1]]
+
+
+def _before_in_window(part: Sequence[tuple[int, Row]], at: int, rowtime: str, window: Window) -> list[Row]:
+    """The rows before row ``part[at]`` (in partition order) that are in its window, nearest last."""
+    t = part[at][1][rowtime]
+    if window.kind == "RANGE":
+        assert isinstance(window.a, timedelta)
+        return [r for _, r in part[:at] if t - window.a <= r[rowtime] <= t - window.b]
+    assert isinstance(window.a, int)
+    return [r for _, r in part[max(0, at - window.a) : at]]
+
+
+def _value(call: SlidingCall, rows: Sequence[Row], before: Sequence[Row]) -> Any:
+    if call.function == "LAG":
+        assert call.column is not None
+        candidates = [r for r in before if not (call.ignore_nulls and r[call.column] is None)]
+        return candidates[-call.k][call.column] if len(candidates) >= call.k else call.default
+    if call.function == "COUNT" and call.column is None:
+        return len(rows)
+    assert call.column is not None
+    values = [r[call.column] for r in rows if r[call.column] is not None]
+    if call.function == "COUNT":
+        return len(values)
+    if not values:
+        return None
+    if call.function == "SUM":
+        return sum(values)
+    if call.function == "MIN":
+        return min(values)
+    if call.function == "MAX":
+        return max(values)
+    if call.function == "AVG":
+        return sum(values) / len(values)
+    raise ValueError(f"unknown function {call.function}")
+
+
+def sliding_window(
+    rows: Sequence[Row],
+    rowtime: str,
+    window: Window,
+    calls: Sequence[SlidingCall],
+    partition_by: Callable[[Row], Any] = lambda _: (),
+    keep: Sequence[str] = ("id",),
+) -> list[tuple[Any, ...]]:
+    """A sliding-window query over ``rows`` in arrival order (docs/semantics.md §12): one output
+    row per input row, ``(ROWTIME, *keep columns, *call values)``, sorted.
+
+    The window of row ``r`` holds the rows of its partition (``partition_by(row)``) in (rowtime,
+    arrival) order: for RANGE those whose rowtime is within ``[ROWTIME(r) - a, ROWTIME(r) - b]``,
+    peers included; for ROWS ``n``, ``r`` and the ``n`` rows before it. ``LAG`` is the k-th row
+    before ``r`` within that window (``default`` when there is none). A row whose rowtime is NULL is
+    in no window and gives no row (§1).
+    """
+    parts: dict[Any, list[tuple[int, Row]]] = {}
+    for i, r in enumerate(rows):
+        if r[rowtime] is not None:
+            parts.setdefault(partition_by(r), []).append((i, r))
+    out: list[tuple[Any, ...]] = []
+    for part in parts.values():
+        part.sort(key=lambda ir: (ir[1][rowtime], ir[0]))
+        for at, (_, r) in enumerate(part):
+            inside = _window_of(part, at, rowtime, window)
+            before = _before_in_window(part, at, rowtime, window)
+            values = [_value(c, inside, before) for c in calls]
+            out.append((r[rowtime], *(r[c] for c in keep), *values))
+    return sorted(out, key=sort_key)
 
 
 # ------------------------------------------------------------------------------------------------

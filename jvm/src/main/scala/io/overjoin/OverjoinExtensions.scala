@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
-import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteTumblingAggregates, RewriteWindowedJoins}
+import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteSlidingWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
 import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
@@ -37,6 +37,11 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // list ROWTIME is the window's end, not the rows' rowtime.
     extensions.injectResolutionRule { _ => RewriteTumblingAggregates }
     extensions.injectResolutionRule { _ => BindRowtimeReferences }
+    // Sliding windows (window functions over a stream, docs/semantics.md §12) after ROWTIME is
+    // bound (their order is the block's rowtime) and in the resolution batch, once Spark has made
+    // its Window node: Spark's check for streaming queries, which runs on the analyzed plan, refuses
+    // a Window over a stream, so it must be overjoin's operator by then. LAG gets KDA's meaning here.
+    extensions.injectResolutionRule { _ => RewriteSlidingWindows }
     extensions.injectResolutionRule { _ => ApplyOrderedEmit }
 
     // Post-hoc: after the resolution batch has reached its fixed point, drop overjoin's markers

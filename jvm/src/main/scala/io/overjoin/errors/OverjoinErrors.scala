@@ -160,6 +160,23 @@ object OverjoinErrors {
   def unsupportedFromItem(node: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_STREAMING_JOIN.UNSUPPORTED_FROM_ITEM", Origin(), "node" -> node)
 
+  // -- Sliding windows on streams (docs/semantics.md §12): refused before the query starts ---------
+
+  /** Where an analysis error points, from a position the parser recorded. */
+  private def at(position: Option[SqlPosition]): Origin = position.map { p =>
+    Origin(line = Some(p.line), startPosition = Some(p.column - 1), startIndex = Some(p.start),
+      stopIndex = Some(math.max(p.start, p.stop - 1)))
+  }.getOrElse(Origin())
+
+  def slidingUnbounded(position: Option[SqlPosition], call: String, window: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_SLIDING_WINDOW_UNBOUNDED", at(position), "call" -> call, "window" -> window)
+
+  def slidingFollowing(position: Option[SqlPosition], call: String, window: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_SLIDING_WINDOW_FOLLOWING", at(position), "call" -> call, "window" -> window)
+
+  def slidingRanking(position: Option[SqlPosition], function: String, call: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_SLIDING_WINDOW_RANKING", at(position), "function" -> function, "call" -> call)
+
   // -- Errors while a query runs ---------------------------------------------------------------
 
   def stateFormat(found: Int, supported: String): OverjoinRuntimeException =

@@ -7,7 +7,8 @@ package io.overjoin.model
  * text carry the same offsets, which is how the two are matched.
  *
  * `selectStart` is the offset of the block's `SELECT`; `selectStream` whether it says
- * `SELECT STREAM`; `timeFloors` its `STEP` and `FLOOR ... TO` calls.
+ * `SELECT STREAM`; `timeFloors` its `STEP` and `FLOOR ... TO` calls; `slidingSpecs` and
+ * `slidingCalls` the windows of its window functions and the calls that use them (§12).
  */
 final case class StreamBlock(
     id: Int,
@@ -16,7 +17,9 @@ final case class StreamBlock(
     inputs: Seq[StreamInput],
     joins: Seq[JoinInfo],
     rowtimeRefs: Seq[RowtimeRef],
-    timeFloors: Seq[TimeFloorCall] = Nil)
+    timeFloors: Seq[TimeFloorCall] = Nil,
+    slidingSpecs: Seq[SlidingSpec] = Nil,
+    slidingCalls: Seq[SlidingCall] = Nil)
 
 /**
  * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).

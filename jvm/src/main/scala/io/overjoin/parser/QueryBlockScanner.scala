@@ -4,7 +4,7 @@ import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 
 import io.overjoin.errors.{OverjoinErrors, SqlPosition}
-import io.overjoin.model.{JoinWindow, RangeFrame, Replacement, ScanResult, StreamBlock, StreamInput}
+import io.overjoin.model.{JoinWindow, RangeFrame, Replacement, ScanResult, SlidingSpec, StreamBlock, StreamInput}
 import io.overjoin.parser.Keywords.{AfterWindowClause, ClauseWords, SetOperators}
 
 /**
@@ -33,6 +33,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
   private val joins = new JoinParser(c, inputs, intervals)
   private val expressions = new ExpressionScanner(c)
   private val timeFloors = new TimeFloorParser(c, intervals)
+  private val sliding = new SlidingWindowParser(c, windows)
 
   private val blocks = ArrayBuffer.empty[StreamBlock]
   private val blockBlanks = mutable.Map.empty[Int, Seq[(Int, Int)]]
@@ -146,10 +147,24 @@ final class QueryBlockScanner private (c: TokenCursor) {
       }.toSeq
       val names = blockInputs.map(_.name.toLowerCase).toSet
       exprRanges.foreach { case (f, t) => expressions.checkWindowNamesAsQualifiers(f, t, b, usedNames, names) }
-      val refs = exprRanges.flatMap { case (f, t) => expressions.rowtimeRefs(f, t, names, listStart, fromIdx) }
+      // The windows of window functions (docs/semantics.md §12): the WINDOW clause's definitions no
+      // join input uses, and inline specs after OVER.
+      val functionDefs = definitions.filterNot(d => usedNames.contains(d.name.toLowerCase))
+      val slidingBlanks = ArrayBuffer.empty[(Int, Int)]
+      val namedSpecs = functionDefs.map { d =>
+        val (spec, blanks) = sliding.spec(d.specFrom - 1, d.specTo, Some(d.name))
+        slidingBlanks ++= blanks
+        spec
+      }
+      val inlineSpecs = ArrayBuffer.empty[SlidingSpec]
+      val calls = exprRanges.flatMap { case (f, t) =>
+        sliding.calls(f, t, namedSpecs.map(s => s.name.get.toLowerCase -> s).toMap, inlineSpecs, slidingBlanks)
+      }
+      val refRanges = exprRanges ++ functionDefs.map(d => (d.specFrom, d.specTo))
+      val refs = refRanges.flatMap { case (f, t) => expressions.rowtimeRefs(f, t, names, listStart, fromIdx) }
       blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs,
-        floors.map(_.call))
-      blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks)
+        floors.map(_.call), namedSpecs ++ inlineSpecs, calls)
+      blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks
       blockReplacements(id) = floors.flatMap(_.replacements)
     }
 

@@ -21,7 +21,16 @@ private[parser] final class TokenCursor(val sql: String, val tokens: IndexedSeq[
     a
   }
 
+  private val openOf: Array[Int] = {
+    val a = Array.fill(n)(-1)
+    closeOf.indices.foreach(i => if (closeOf(i) >= 0) a(closeOf(i)) = i)
+    a
+  }
+
   def apply(i: Int): Token = tokens(i)
+
+  /** The index of the `(` matching the `)` at `i`, or -1. */
+  def opening(i: Int): Int = openOf(i)
 
   /** Every parenthesis has its match: otherwise the text is not SQL, and Spark's parser says so. */
   def balanced: Boolean = {

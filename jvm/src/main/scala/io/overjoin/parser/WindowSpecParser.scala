@@ -70,6 +70,20 @@ private[parser] final class WindowSpecParser(c: TokenCursor, intervals: Interval
     JoinWindow(frame, partitionBy, orderBy, explicit = true)
   }
 
+  /**
+   * A frame alone, tokens [from, to): `RANGE ...` or `ROWS ...` as in a join window (the window of
+   * a window function in a streaming block, docs/semantics.md §12). `input` names the window in errors.
+   */
+  def frame(from: Int, to: Int, input: String): JoinFrame = {
+    val (frame, next) = tokens(from) match {
+      case t if t.isWord("RANGE") => range(from + 1, to, input)
+      case t if t.isWord("ROWS") => rows(from + 1, to, input)
+      case _ => c.syntax(from, "RANGE or ROWS")
+    }
+    if (next != to) c.syntax(next, "the end of the window specification")
+    frame
+  }
+
   /** `ORDER BY column [ASC]` at `i`: the column's name parts; anything else is OJ109. */
   private def orderColumn(i: Int, to: Int, input: String): Seq[String] = {
     if (!(i + 1 < to && tokens(i + 1).isWord("BY"))) c.syntax(i + 1, "BY after ORDER")

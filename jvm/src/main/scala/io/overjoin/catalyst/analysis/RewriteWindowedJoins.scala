@@ -69,7 +69,8 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
     // Built by hand: an Alias gives no typed attribute until Spark has resolved what it wraps.
     val rowtimeType = if (inputs.forall(_.rowtime.dataType == TimestampNTZType)) TimestampNTZType else TimestampType
     val attr = AttributeReference("ROWTIME", rowtimeType, nullable = true)(exprId = rowtime.exprId)
-    StreamJoinOutput(root.block.id, attr, inputRowtimes(root.child), project)
+    StreamJoinOutput(root.block.id, attr, inputRowtimes(root.child), project, root.block.slidingCalls,
+      root.block.slidingSpecs)
   }
 
   private val TimestampType = org.apache.spark.sql.types.TimestampType

@@ -3,14 +3,15 @@ package io.overjoin.catalyst.parser
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryAlias}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Expression, SortOrder, WindowSpecDefinition}
+import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryAlias, WithWindowDefinition}
 import org.apache.spark.sql.catalyst.trees.TreeNode
 
-import io.overjoin.catalyst.expressions.{RowtimeReference, TimeFloor}
+import io.overjoin.catalyst.expressions.{RowtimeReference, SlidingLag, TimeFloor}
+import io.overjoin.catalyst.analysis.SlidingFrames
 import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.{OverjoinErrors, TextSpan}
-import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput, TimeFloorCall}
+import io.overjoin.model.{RowtimeRef, ScanResult, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
 
 /**
  * Puts overjoin's nodes into the plan Spark's parser made of the blanked text. Because blanking
@@ -27,7 +28,14 @@ import io.overjoin.model.{RowtimeRef, ScanResult, StreamBlock, StreamInput, Time
  *    written without AS, as in `SELECT STREAM ROWTIME ROWTIME` or `SELECT STREAM stream rowtime`,
  *    a lambda's variable) and is left as Spark read it;
  *  - each `STEP(ts BY ...)`/`FLOOR(ts TO ...)`, which Spark read as a call of two arguments,
- *    becomes a [[TimeFloor]] of its first.
+ *    becomes a [[TimeFloor]] of its first;
+ *  - the window of each window function (docs/semantics.md §12), inline or in the `WINDOW`
+ *    clause, gets the frame the parser read (its text was blanked) and, without `ORDER BY`, the
+ *    block's `ROWTIME` as its order; a `LAG` over a window with a frame becomes a [[SlidingLag]]:
+ * {{{
+ *   'LAG('p) windowspecdefinition('k, unspecifiedframe$())
+ *   ==>  sliding_lag('p) windowspecdefinition('k, rowtime_ref(ROWTIME) ASC, specifiedwindowframe(RangeFrame, -60000000, currentrow$()))
+ * }}}
  */
 object StreamPlanBuilder {
 
@@ -43,6 +51,12 @@ object StreamPlanBuilder {
     val floorsAt: Map[Int, (StreamBlock, TimeFloorCall)] =
       scan.blocks.flatMap(b => b.timeFloors.map(f => f.start -> (b, f))).toMap
     val blocks = scan.blocks.map(b => b.id -> b).toMap
+    val specsAt: Map[Int, (StreamBlock, SlidingSpec)] =
+      scan.blocks.flatMap(b => b.slidingSpecs.map(s => s.open -> (b, s))).toMap
+    // LAG over a window with a frame has KDA's meaning (the k-th row before within the window).
+    val lagsAt: Map[Int, SlidingCall] = scan.blocks.flatMap(b => b.slidingCalls.filter { c =>
+      c.function == "LAG" && b.slidingSpecs.exists(s => s.open == c.spec && s.frame.isDefined)
+    }.map(c => c.start -> c)).toMap
 
     // Plans held outside `children` (EXPLAIN's query, for one) are visited too.
     val nodes = mutable.ArrayBuffer.empty[LogicalPlan]
@@ -98,7 +112,13 @@ object StreamPlanBuilder {
             fromTreeBlock(c).map(id => StreamJoinRoot(blocks(id), c)).getOrElse(c)
           })
       }
-      val withRefs = if (refsAt.isEmpty && floorsAt.isEmpty) withRoots else withRoots.transformAllExpressionsWithPruning(_ => true) {
+      val ours: PartialFunction[Expression, Expression] = {
+        case f: UnresolvedFunction if startOf(f).exists(lagsAt.contains) && f.nameParts.last.equalsIgnoreCase("LAG") =>
+          SlidingLag(f.arguments, f.ignoreNulls.contains(true))
+        case w: WindowSpecDefinition if startOf(w).exists(specsAt.contains) =>
+          val (b, spec) = specsAt(startOf(w).get)
+          val order = if (spec.orderBy) w.orderSpec else Seq(SortOrder(RowtimeReference(b.id, None, "ROWTIME"), Ascending))
+          w.copy(orderSpec = order, frameSpecification = spec.frame.map(SlidingFrames.toSpark).getOrElse(w.frameSpecification))
         case f: UnresolvedFunction if startOf(f).exists(floorsAt.contains) && f.arguments.size == 2 =>
           val (b, call) = floorsAt(startOf(f).get)
           floorsReplaced += call.start
@@ -107,6 +127,15 @@ object StreamPlanBuilder {
           val (b, ref) = refsAt(startOf(a).get)
           val placeholder = RowtimeReference(b.id, ref.qualifier, ref.spelling)
           if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
+      }
+      val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty
+      val withExprs = if (nothingOfOurs) withRoots else withRoots.transformAllExpressionsWithPruning(_ => true)(ours)
+      // The WINDOW clause's definitions are a map, which expression transforms do not enter.
+      val withRefs = if (specsAt.isEmpty && refsAt.isEmpty) withExprs else withExprs.transformDown {
+        case w: WithWindowDefinition =>
+          w.copy(windowDefinitions = w.windowDefinitions.map { case (name, spec) =>
+            name -> spec.transformDown(ours).asInstanceOf[WindowSpecDefinition]
+          })
       }
       withRefs.transformDown {
         case n if nestedPlans(n).nonEmpty =>

@@ -3,7 +3,7 @@ package io.overjoin.catalyst.plans.logical
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
-import io.overjoin.model.StreamBlock
+import io.overjoin.model.{SlidingCall, SlidingSpec, StreamBlock}
 
 /**
  * Marks the FROM clause of a streaming-dialect query block, as the parser found it: the join
@@ -39,10 +39,13 @@ case class PreparedStreamJoin(block: StreamBlock, child: LogicalPlan) extends Ov
 /**
  * The rewritten FROM clause of block `block`: `child` outputs `rowtime` (the output `ROWTIME`)
  * first, then the join's columns. `inputRowtimes` maps each input's name (lower case) to its
- * rowtime attribute, for `o.ROWTIME`. Removed once analysis has bound every `ROWTIME`.
+ * rowtime attribute, for `o.ROWTIME`. `slidingCalls`/`slidingSpecs`: the block's window functions
+ * and their windows as the parser found them (docs/semantics.md §12), for the errors of
+ * [[io.overjoin.catalyst.analysis.RewriteSlidingWindows]]. Removed once analysis has bound every `ROWTIME`.
  */
 case class StreamJoinOutput(block: Int, rowtime: Attribute, inputRowtimes: Map[String, Attribute],
-    child: LogicalPlan) extends OverjoinNode {
+    child: LogicalPlan, slidingCalls: Seq[SlidingCall] = Nil, slidingSpecs: Seq[SlidingSpec] = Nil)
+  extends OverjoinNode {
   override def simpleString(maxFields: Int): String = s"StreamJoinOutput block=$block ${rowtime.name}"
   override protected def withNewChildInternal(newChild: LogicalPlan): StreamJoinOutput = copy(child = newChild)
 }

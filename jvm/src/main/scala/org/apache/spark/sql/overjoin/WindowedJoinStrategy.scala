@@ -4,14 +4,15 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.classic.{SparkSession, Strategy}
 import org.apache.spark.sql.execution.SparkPlan
 
-import io.overjoin.catalyst.plans.logical.{AsofLookup, OrderWithinBatch, WindowedJoin}
+import io.overjoin.catalyst.plans.logical.{AsofLookup, OrderWithinBatch, SlidingWindow, WindowedJoin}
 import io.overjoin.execution.{AsofLookupExec, OrderWithinBatchExec}
 import io.overjoin.errors.OverjoinErrors
 
 /**
  * Plans a [[WindowedJoin]] as a [[WindowedJoinExec]] with the state of the micro-batch being
  * planned ([[StreamContext]]): Spark's own planning step for state only knows Spark's operators.
- * Also plans [[OrderWithinBatch]], the last step of ordered output, and [[AsofLookup]].
+ * Also plans a [[SlidingWindow]] (window functions over a stream) as a [[SlidingWindowExec]] the
+ * same way, [[OrderWithinBatch]], the last step of ordered output, and [[AsofLookup]].
  */
 case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
@@ -21,6 +22,10 @@ case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
         j.leftBounds, j.rightBounds, j.produced, j.leftRowsN, j.leftPartition, j.rightRowsN, j.rightPartition, j.holdUntilFinal,
         Some(StreamContext.stateInfo(session, j.opIndex)),
         planLater(j.left), planLater(j.right)) :: Nil
+    case s: SlidingWindow =>
+      if (s.opIndex < 0) throw OverjoinErrors.internal("a sliding window reached the planner without an operator number")
+      SlidingWindowExec(s.windowExpressions, s.partitionSpec, s.orderSpec, s.keepMicros, s.keepRows,
+        Some(StreamContext.stateInfo(session, s.opIndex)), planLater(s.child)) :: Nil
     case o: OrderWithinBatch => OrderWithinBatchExec(o.order, planLater(o.child)) :: Nil
     case a: AsofLookup =>
       AsofLookupExec(a.xKeys, a.yKeys, a.xTime, a.yTime, a.op, a.leftOuter, planLater(a.left), planLater(a.right)) :: Nil
