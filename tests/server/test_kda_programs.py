@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 from collections import Counter
 from datetime import datetime, timedelta, timezone
@@ -75,6 +76,11 @@ EXAMPLES = {
 
 SOURCE = (
     'CREATE STREAM "SOURCE_SQL_STREAM_001" ("orderid" VARCHAR(8), "orders" VARCHAR(8), "shipments" VARCHAR(8)) '
+    "WITH (format = 'json', path = '{folder}')"
+)
+
+SLIDING_SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" (TICKER_SYMBOL VARCHAR(4), SECTOR varchar(16), CHANGE REAL, PRICE REAL) '
     "WITH (format = 'json', path = '{folder}')"
 )
 
@@ -290,6 +296,8 @@ SOURCES: dict[str, list[str]] = {
         "WITH (format = 'json', path = '{folder}/s')",
     ],
     "sserver_pump_concept.sql": [],
+    **{f"kda_devguide_sliding_window_{n}.sql": [SLIDING_SOURCE] for n in (1, 2, 3)},
+    "kda_devguide_partial_results.sql": [SLIDING_SOURCE],
     "app.sql": [],
 }
 
@@ -369,3 +377,75 @@ def test_every_corpus_statement_gets_the_same_verdict_over_jdbc(server: Server) 
     ]:
         server.execute(f"DROP PUMP IF EXISTS `{name}`")
     assert not wrong, "\n".join(wrong)
+
+
+# ---- the developer guide's sliding windows, in pumps ---------------------------------------------
+
+
+def ticker_rows(seed: int, n: int = 36) -> list[dict]:
+    """Demo-stream records in rowtime order, one second apart at least (no ties, so ROWS windows do
+    not depend on arrival order); prices and changes in quarters, which REAL holds exactly."""
+    rnd = random.Random(seed)
+    t = at("10:00:00")
+    rows = []
+    for _ in range(n):
+        t += timedelta(seconds=rnd.randint(1, 15))
+        price = rnd.randint(40, 400) / 4
+        rows.append({"ROWTIME": t, "TICKER_SYMBOL": rnd.choice(["ABC", "DEF", "XYZ"]), "SECTOR": "TECH",
+                     "CHANGE": rnd.randint(-20, 20) / 4, "PRICE": price})  # fmt: skip
+    return rows
+
+
+#: Per example: the select list's columns after the ticker, as reference-model calls, and the window.
+SLIDING = {
+    1: (m.Window.range(timedelta(minutes=1)), [m.SlidingCall("MIN", "PRICE"), m.SlidingCall("MAX", "PRICE"), m.SlidingCall("AVG", "PRICE")], ()),
+    2: (m.Window.range(timedelta(seconds=10)), [m.SlidingCall("AVG", "PCT")], ()),
+    3: (None, [], ("PRICE",)),
+}  # fmt: skip
+
+
+def expected_sliding(n: int, rows: list[dict]) -> list[tuple]:
+    by_ticker = lambda r: r["TICKER_SYMBOL"]  # noqa: E731
+    for r in rows:
+        r["PCT"] = r["CHANGE"] / (r["PRICE"] - r["CHANGE"]) if r["PRICE"] != r["CHANGE"] else None
+    if n == 3:  # avg over the last 2 rows, and over the last 10
+        last2 = m.sliding_window(rows, "ROWTIME", m.Window.rows(2), [m.SlidingCall("AVG", "PRICE")], by_ticker,
+                                 keep=("TICKER_SYMBOL", "PRICE"))  # fmt: skip
+        last10 = m.sliding_window(rows, "ROWTIME", m.Window.rows(10), [m.SlidingCall("AVG", "PRICE")], by_ticker,
+                                  keep=("TICKER_SYMBOL", "PRICE"))  # fmt: skip
+        ten = {(r[0], r[1]): r[-1] for r in last10}
+        return sorted(((*r, ten[(r[0], r[1])]) for r in last2), key=m.sort_key)
+    window, calls, _ = SLIDING[n]
+    assert window is not None
+    return m.sliding_window(rows, "ROWTIME", window, calls, by_ticker, keep=("TICKER_SYMBOL",))
+
+
+def rounded(rows: list[tuple]) -> list[tuple]:
+    return sorted((tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in rows), key=m.sort_key)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_kda_devguide_sliding_window_program(server: Server, n: int) -> None:
+    """The developer guide's three sliding-window applications as printed, each in a pump, against
+    the reference model over the same generated records (seed printed on failure)."""
+    seed = 4200 + n
+    folder = server.state_dir.parent / f"sliding_{n}"
+    db = f"sliding_{n}"
+    run(server, db, [SLIDING_SOURCE.format(folder=folder)], program(f"kda_devguide_sliding_window_{n}.sql"))
+    rows = ticker_rows(seed)
+    flush = {
+        "ROWTIME": rows[-1]["ROWTIME"] + timedelta(hours=1),
+        "TICKER_SYMBOL": "ZZZ",
+        "SECTOR": "X",
+        "CHANGE": 0.0,
+        "PRICE": 1.0,
+    }
+    write_rows(folder, "records", [{**r, "ROWTIME": iso(r["ROWTIME"])} for r in [*rows, flush]])
+    expected = rounded(expected_sliding(n, rows))
+    query = f"SELECT ROWTIME, * FROM {db}.DESTINATION_SQL_STREAM"
+
+    def got() -> list[tuple]:
+        return rounded([r[:-1] for r in server.query(query)])
+
+    wait_until(lambda: len(got()) >= len(expected), what=f"sliding example {n}'s rows (seed {seed})")
+    assert got() == expected, f"seed {seed}"

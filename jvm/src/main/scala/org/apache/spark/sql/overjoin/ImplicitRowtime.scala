@@ -1,7 +1,7 @@
 package org.apache.spark.sql.overjoin
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, LogicalPlan, Project, SubqueryAlias}
 import org.apache.spark.sql.classic.{Dataset, SparkSession => ClassicSession}
 
@@ -19,23 +19,28 @@ object ImplicitRowtime {
 
   def add(session: SparkSession, df: DataFrame): Option[DataFrame] = {
     val plan = df.queryExecution.analyzed
-    withRowtime(plan).map(p => Dataset.ofRows(session.asInstanceOf[ClassicSession], p))
+    // An operator that passes a column through may not copy its metadata (a window function's
+    // node lists its child's columns anew): such a column is still the one that carried it below.
+    val eventTimeIds = plan.collect { case n => n.output.filter(eventTime).map(_.exprId) }.flatten.toSet
+    withRowtime(plan, eventTimeIds).map(p => Dataset.ofRows(session.asInstanceOf[ClassicSession], p))
   }
 
   private def eventTime(a: Attribute): Boolean = a.metadata.contains(EventTimeWatermark.delayKey)
 
-  private def withRowtime(p: LogicalPlan): Option[LogicalPlan] = p match {
+  private def withRowtime(p: LogicalPlan, ids: Set[ExprId]): Option[LogicalPlan] = p match {
     case a: Aggregate =>
       a.groupingExpressions.collectFirst {
         case end: Attribute if end.name == RewriteTumblingAggregates.WindowEnd => end
       }.map(end => a.copy(aggregateExpressions = a.aggregateExpressions :+ Alias(end, "ROWTIME")()))
     case Project(list, child) =>
-      child.output.filter(eventTime) match {
+      val marked = child.output.filter(eventTime)
+      val carried = if (marked.isEmpty) child.output.filter(a => ids.contains(a.exprId)) else marked
+      carried match {
         case Seq(one) => Some(Project(list :+ Alias(one, "ROWTIME")(), child))
-        case _ => withRowtime(child).map(c => Project(list :+ c.output.last, c))
+        case _ => withRowtime(child, ids).map(c => Project(list :+ c.output.last, c))
       }
-    case f: Filter => withRowtime(f.child).map(c => f.copy(child = c))
-    case s: SubqueryAlias => withRowtime(s.child).map(c => s.copy(child = c))
+    case f: Filter => withRowtime(f.child, ids).map(c => f.copy(child = c))
+    case s: SubqueryAlias => withRowtime(s.child, ids).map(c => s.copy(child = c))
     case _ => None
   }
 }
