@@ -461,3 +461,30 @@ def test_plain_window_functions_over_tables_are_untouched(spark):
     sql = "SELECT id, LAG(v) OVER (PARTITION BY k ORDER BY rowtime) AS l, COUNT(*) OVER (PARTITION BY k) AS c FROM sw_plain"
     assert multiset(rows_of(spark.sql(sql))) == multiset(plain_spark(spark, sql))
     assert overjoin.is_active(spark)
+
+
+# -- a sliding window feeds the operators above it (§12: a STEP aggregation, a join) --------------
+
+
+@pytest.mark.streaming
+def test_a_sliding_window_feeds_a_tumbling_aggregation(spark):
+    """The sliding window's ROWTIME keeps its watermark, so a STEP aggregation above it in the same
+    query closes its windows on it: the stream returns replay's closed windows."""
+    name = "sw_feeds_step"
+    inputs = {name: make_stream(spark, name, SCHEMA)}
+    rows = [(10, 0, 1), (40, 0, 3), (70, 1, 5), (150, 0, 7), (300, 1, 1)]
+    data = [{"rowtime": T0 + dt.timedelta(seconds=s), "k": k, "v": v, "id": i} for i, (s, k, v) in enumerate(rows)]
+    query = (
+        "SELECT STREAM ROWTIME, k, COUNT(*) AS n, MAX(a) AS m FROM "
+        "(SELECT STREAM ROWTIME, k, AVG(v) OVER (PARTITION BY k RANGE INTERVAL '1' MINUTE PRECEDING) AS a FROM {t}) AS x "
+        "GROUP BY k, STEP(x.ROWTIME BY INTERVAL '1' MINUTE)"
+    )
+    run = run_stream(spark, query.format(t=name), [{name: data[:3]}, {name: data[3:]}], inputs)
+    minute = dt.timedelta(minutes=1)
+    # Windows [9:00, 9:01) of k 0 (avg 1, then avg 2), [9:01, 9:02) of k 1, [9:02, 9:03) of k 0;
+    # the window of the last row (9:05) is still open.
+    want = [(T0 + minute, 0, 2, 2.0), (T0 + 2 * minute, 1, 1, 5.0), (T0 + 3 * minute, 0, 1, 7.0)]
+    assert sorted(tuple(r) for r in run.rows) == want
+    table(spark, "sw_feeds_step_replay", data)
+    replay = sorted(rows_of(spark.sql(query.format(t="sw_feeds_step_replay"))))
+    assert replay == [*want, (T0 + 6 * minute, 1, 1, 1.0)]

@@ -1,6 +1,6 @@
 package io.overjoin.catalyst.analysis
 
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
@@ -31,7 +31,16 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
   private def bind(p: LogicalPlan): LogicalPlan = {
     val outputs = p.children.flatMap(_.collect { case o: StreamJoinOutput => o })
     if (outputs.isEmpty) return p
-    p.transformExpressions { case ref: RowtimeReference => bindIn(ref, outputs) }
+    // The block's ROWTIME as its child outputs it, with the event-time metadata it carries there:
+    // what reads it (a window function's node, an aggregation above) then keeps the watermark.
+    val below = p.children.flatMap(_.output).map(a => a.exprId -> a).toMap
+    p.transformExpressions {
+      case ref @ RowtimeReference(_, None, _) => bindIn(ref, outputs) match {
+        case a: Attribute => below.getOrElse(a.exprId, a)
+        case other => other
+      }
+      case ref: RowtimeReference => bindIn(ref, outputs)
+    }
   }
 
   /** `e` with each `ROWTIME` of a block in `outputs` replaced by its attribute. */
