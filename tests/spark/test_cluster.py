@@ -68,26 +68,34 @@ class Cluster:
             self.master_log,
         )
         self._wait_for(self.master_log, "I have been elected leader", 1)
-        for i in range(workers):
-            self._start(
-                f"worker{i}",
-                [
-                    "org.apache.spark.deploy.worker.Worker",
-                    self.url,
-                    "--host",
-                    "127.0.0.1",
-                    "--cores",
-                    "1",
-                    "--memory",
-                    "1g",
-                    "--webui-port",
-                    str(_free_port()),
-                    "--work-dir",
-                    str(work / f"worker{i}"),
-                ],
-                work / f"worker{i}.log",
-            )
-        self._wait_for(self.master_log, "Registering worker", workers)
+        self.workers = 0
+        for _ in range(workers):
+            self.add_worker()
+
+    def add_worker(self) -> str:
+        """Starts one more worker (one core, 1 GiB) and waits until the master has registered it."""
+        name = f"worker{self.workers}"
+        self._start(
+            name,
+            [
+                "org.apache.spark.deploy.worker.Worker",
+                self.url,
+                "--host",
+                "127.0.0.1",
+                "--cores",
+                "1",
+                "--memory",
+                "1g",
+                "--webui-port",
+                str(_free_port()),
+                "--work-dir",
+                str(self.work / name),
+            ],
+            self.work / f"{name}.log",
+        )
+        self.workers += 1
+        self._wait_for(self.master_log, "Registering worker", self.workers)
+        return name
 
     def _start(self, name: str, args: list[str], log: Path) -> None:
         with open(log, "wb") as out:
@@ -132,14 +140,15 @@ def test_stream_joins_on_a_standalone_cluster_survive_losing_a_worker(spark, tmp
         runs = (("rows", rows_seed, True), ("range", range_seed, False), ("rows_chain", chain_seed, False))
         for kind, seed, kill in runs:
             _run_on(cluster, tmp_path / f"{kind}{seed}", spark, kind, seed, kill)
+        # A sliding window, with a worker started for it and the older one killed mid-stream.
+        cluster.add_worker()
+        _run_sliding_on(cluster, tmp_path / "sliding", spark)
     finally:
         cluster.stop()
 
 
-def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill: bool) -> None:
-    case, batches = case_for(kind, seed)
-    kill_after = len(batches) // 2
-    conf = {
+def _cluster_conf(cluster: Cluster) -> dict[str, str]:
+    return {
         "spark.master": cluster.url,
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
@@ -152,8 +161,44 @@ def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill
         "spark.sql.adaptive.enabled": "false",
         "spark.driver.memory": "1g",
     }
-    spec = child_spec(work, kind, seed, f"c{kind}", conf)
-    out, checkpoint = spec["out"], spec["checkpoint"]
+
+
+def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill: bool) -> None:
+    case, batches = case_for(kind, seed)
+    spec = child_spec(work, kind, seed, f"c{kind}", _cluster_conf(cluster))
+    _drive(cluster, work, spec, len(batches) // 2, "worker0" if kill else None)
+    actual = case.without_flush([tuple(r) for r in spark.read.parquet(spec["out"]).collect()])
+    assert multiset(actual) == multiset(_expected(kind, case, batches)), describe(case, actual)
+
+
+def _run_sliding_on(cluster: Cluster, work: Path, spark: Any) -> None:
+    """A sliding window (docs/semantics.md §12) on the cluster, a worker killed mid-stream: the
+    reference model's rows exactly once."""
+    from tests.spark.test_restart import _jsonable_batches
+    from tests.spark.test_sliding_windows import restart_case
+
+    batches, schemas, sql, expected = restart_case(seed=41)
+    folder = work / "csliding_x"
+    folder.mkdir(parents=True)
+    spec = {
+        "views": ["csliding_x"],
+        "folders": [str(folder)],
+        "schemas": {"csliding_x": schemas["x"]},
+        "sql": sql.format(x="csliding_x"),
+        "batches": [{"csliding_x": b["x"]} for b in _jsonable_batches(batches)],
+        "out": str(work / "out"),
+        "checkpoint": str(work / "checkpoint"),
+        "conf": _cluster_conf(cluster),
+    }
+    _drive(cluster, work, spec, len(batches) // 2, "worker1")
+    actual = sorted(tuple(r) for r in spark.read.parquet(spec["out"]).collect() if r[1] != -1)
+    assert actual == expected
+
+
+def _drive(cluster: Cluster, work: Path, spec: dict[str, Any], kill_after: int, kill: str | None) -> None:
+    """Runs `spec` in a child driver on the cluster to its end, killing worker `kill` (if any) right
+    after batch `kill_after`'s files are written, while that batch is in progress."""
+    checkpoint = spec["checkpoint"]
     (work / "spec.json").write_text(json.dumps(spec))
     driver_log = work / "driver.log"
     with open(driver_log, "w") as err:
@@ -173,7 +218,7 @@ def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill
             lines.append(line.strip())
             if kill and line.strip() == f"WROTE {kill_after}" and not killed:
                 _wait_for_a_batch_in_progress(checkpoint)
-                cluster.kill("worker0")
+                cluster.kill(kill)
                 killed = True
         child.wait(timeout=600)
     finally:
@@ -188,5 +233,3 @@ def _run_on(cluster: Cluster, work: Path, spark: Any, kind: str, seed: int, kill
         assert "Removing worker" in master_log or "lost" in master_log.lower(), (
             "the master never noticed the killed worker"
         )
-    actual = case.without_flush([tuple(r) for r in spark.read.parquet(out).collect()])
-    assert multiset(actual) == multiset(_expected(kind, case, batches)), describe(case, actual)

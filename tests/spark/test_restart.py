@@ -404,25 +404,9 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
         expected = sorted(tuple(r) for r in spark.sql(sql.format(x="k9x_t", y="k9y_t")).collect())
         assert any(r[2] is None for r in expected) and any(r[2] is not None for r in expected)
     elif kind == "sliding":
-        from tests.reference_model import SlidingCall, Window, sliding_window
+        from tests.spark.test_sliding_windows import restart_case
 
-        rng = random.Random(37)
-        base = dt.datetime(2024, 1, 1, 9, 0)
-        seconds = sorted(rng.sample(range(600), 120))  # no ties: ROWS windows need no arrival order
-        rows = [{"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ts": base + dt.timedelta(seconds=s)}
-                for i, s in enumerate(seconds)]  # fmt: skip
-        batches = [{"x": rows[i : i + 20]} for i in range(0, len(rows), 20)]
-        batches += [{"x": [{"id": -1, "k": 9, "v": 0, "ts": base + dt.timedelta(hours=h)}]} for h in (5, 6)]
-        schemas = {"x": "id int, k int, v int, ts timestamp"}
-        sql = (
-            "SELECT STREAM ROWTIME, id, SUM(v) OVER w AS s, COUNT(*) OVER (PARTITION BY k ROWS 3 PRECEDING) AS c "
-            "FROM {x} WATERMARK ts DELAY OF INTERVAL 0 SECONDS "
-            "WINDOW w AS (PARTITION BY k ORDER BY ts RANGE INTERVAL '45' SECOND PRECEDING)"
-        )
-        by_k = lambda r: r["k"]  # noqa: E731
-        sums = sliding_window(rows, "ts", Window.range(dt.timedelta(seconds=45)), [SlidingCall("SUM", "v")], by_k)
-        counts = {(t, i): c for t, i, c in sliding_window(rows, "ts", Window.rows(3), [SlidingCall("COUNT")], by_k)}
-        expected = sorted((t, i, s, counts[(t, i)]) for t, i, s in sums)
+        batches, schemas, sql, expected = restart_case()
     else:
         from tests.reference_model import step_floor, tumbling_groups
 

@@ -488,3 +488,33 @@ def test_a_sliding_window_feeds_a_tumbling_aggregation(spark):
     table(spark, "sw_feeds_step_replay", data)
     replay = sorted(rows_of(spark.sql(query.format(t="sw_feeds_step_replay"))))
     assert replay == [*want, (T0 + 6 * minute, 1, 1, 1.0)]
+
+
+# -- a case for the kill -9 and cluster tests (tests/spark/test_restart.py, test_cluster.py) -------
+
+
+def restart_case(
+    seed: int = 37,
+) -> tuple[list[dict[str, list[dict[str, Any]]]], dict[str, str], str, list[tuple[Any, ...]]]:
+    """A sliding-window query over one input ``{x}`` (a RANGE SUM and a ROWS COUNT, three keys, no
+    ties, so ROWS windows need no arrival order), its micro-batches (two far flush rows, id -1,
+    last), its schema and the reference model's rows ``(ROWTIME, id, s, c)``, flush rows left out."""
+    rng = random.Random(seed)
+    base = dt.datetime(2024, 1, 1, 9, 0)
+    seconds = sorted(rng.sample(range(600), 120))
+    rows = [
+        {"id": i, "k": rng.randint(0, 2), "v": rng.randint(1, 9), "ts": base + dt.timedelta(seconds=s)}
+        for i, s in enumerate(seconds)
+    ]
+    batches = [{"x": rows[i : i + 20]} for i in range(0, len(rows), 20)]
+    batches += [{"x": [{"id": -1, "k": 9, "v": 0, "ts": base + dt.timedelta(hours=h)}]} for h in (5, 6)]
+    sql = (
+        "SELECT STREAM ROWTIME, id, SUM(v) OVER w AS s, COUNT(*) OVER (PARTITION BY k ROWS 3 PRECEDING) AS c "
+        "FROM {x} WATERMARK ts DELAY OF INTERVAL 0 SECONDS "
+        "WINDOW w AS (PARTITION BY k ORDER BY ts RANGE INTERVAL '45' SECOND PRECEDING)"
+    )
+    by_k = lambda r: r["k"]  # noqa: E731
+    sums = sliding_window(rows, "ts", Window.range(dt.timedelta(seconds=45)), [SlidingCall("SUM", "v")], by_k)
+    counts = {(t, i): c for t, i, c in sliding_window(rows, "ts", Window.rows(3), [SlidingCall("COUNT")], by_k)}
+    expected = sorted((t, i, s, counts[(t, i)]) for t, i, s in sums)
+    return batches, {"x": "id int, k int, v int, ts timestamp"}, sql, expected
