@@ -402,3 +402,34 @@ class TestFoundByFuzzing:
     def test_a_duration_with_two_points_is_one_bad_duration(self, sql: str) -> None:
         d = one(sql)
         assert (d.code, d.column, d.params) == ("OJ114", sql.index("1.5.5s") + 1, {"literal": "1.5.5s"})
+
+
+class TestSlidingWindows:
+    """The frames of window functions in a streaming block, read as the JVM's SlidingWindowParser
+    reads them (docs/semantics.md §12): a join window's errors, the window named by its spec's
+    text (inline) or its name (WINDOW clause)."""
+
+    def test_an_inline_frame_is_named_by_its_text(self) -> None:
+        spec = "(PARTITION BY k RANGE INTERVAL '1' MONTH PRECEDING)"
+        sql = f"SELECT STREAM k, SUM(v) OVER {spec} AS s FROM t"
+        d = one(sql)
+        assert (d.code, d.column, d.params) == ("OJ101", sql.index("MONTH") + 1, {"input": spec, "unit": "MONTH"})
+
+    @pytest.mark.parametrize("name", ["W1", '"W1"'])
+    def test_a_named_frame_is_named_by_its_name(self, name: str) -> None:
+        sql = f"SELECT STREAM k, MIN(v) OVER {name} FROM t WINDOW {name} AS (ROWS -3 PRECEDING)"
+        d = one(sql)
+        assert (d.code, d.column, d.params) == ("OJ104", sql.index("-3") + 1, {"input": "W1", "size": "-3"})
+
+    @pytest.mark.parametrize(
+        "sql",
+        [
+            "SELECT k, SUM(v) OVER (ORDER BY ts RANGE INTERVAL '1' MONTH PRECEDING) FROM t",
+            "SELECT STREAM k, SUM(v) OVER (RANGE BETWEEN INTERVAL '1' MONTH PRECEDING AND 1 FOLLOWING) FROM t",
+            "SELECT STREAM k, SUM(v) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) FROM t",
+            "SELECT STREAM k, (SELECT SUM(v) OVER (RANGE INTERVAL '1' MONTH PRECEDING) FROM u) FROM t",
+        ],
+        ids=["not-streaming", "following", "unbounded-preceding", "subquery"],
+    )
+    def test_what_stays_spark(self, sql: str) -> None:
+        assert [d.code for d in validate(sql) if d.severity == "error"] == []

@@ -180,6 +180,27 @@ class OverjoinParser(JoinWindowGrammar):
             return False
         return bool(nxt) and nxt.token_type not in _NOT_AFTER_STREAM_KEYWORD
 
+    # ---- window functions: where their OVER (...) is ---------------------------------------
+
+    def _parse_window(self, this: exp.Expr | None, alias: bool = False) -> exp.Expr | None:
+        # The validator reads the frame of a window function in a streaming block with the
+        # join-window grammar, as the JVM does (docs/semantics.md §12): keep the offsets of the
+        # parentheses after OVER (the start of each), under a key of their own so that no span
+        # of the expression changes.
+        start = self._index
+        window = super()._parse_window(this, alias)
+        if alias or not isinstance(window, exp.Window) or window.meta.get("oj_over_parens"):
+            return window
+        end = self._index
+        for k in range(start, end - 1):
+            token = self._tokens[k]
+            if token.token_type == TokenType.OVER and self._tokens[k + 1].token_type == TokenType.L_PAREN:
+                close = self._tokens[end - 1]
+                if close.token_type == TokenType.R_PAREN:
+                    window.meta["oj_over_parens"] = (self._tokens[k + 1].start, close.start)
+                break
+        return window
+
     # ---- GROUP BY window(...) ---------------------------------------------------------------
 
     def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:

@@ -110,7 +110,8 @@ class JoinWindowGrammar(SparkParser):
     def _parse_frame_bound(self, kind: str) -> FrameBound:
         first = self._curr
         if self._match_text_seq("UNBOUNDED"):
-            side = self._parse_frame_side()
+            # The JVM refuses UNBOUNDED (OJ103) before it reads a side: `RANGE UNBOUNDED)` too.
+            side = self._prev.text.upper() if self._match_texts(("PRECEDING", "FOLLOWING")) else "PRECEDING"
             bound = FrameBound(side=side, unbounded=True)
         elif self._match_text_seq("CURRENT", "ROW"):
             bound = FrameBound(side="CURRENT ROW")

@@ -35,6 +35,7 @@ from overjoin.validator.model import (
 from overjoin.validator.schema_checks import (
     SchemaIndex,
 )
+from overjoin.validator.sliding_checks import check_sliding_windows
 from overjoin.validator.statements import (
     Statement,
 )
@@ -85,6 +86,7 @@ class Context:
         self.resolve_windows()
         self._check_joins()
         self._check_window_qualifiers()
+        check_sliding_windows(self)
         if self.schemas is not None:
             self._check_schemas()
 

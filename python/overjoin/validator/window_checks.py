@@ -31,15 +31,18 @@ from overjoin.validator.model import (
 class WindowChecker:
     """Checks one join window spec and computes its :class:`Window`, or ``None`` when invalid."""
 
-    def __init__(self, ctx: Context, item: Input, spec: D.JoinWindowSpec | None) -> None:
+    def __init__(self, ctx: Context, item: Input | None, spec: D.JoinWindowSpec | None, display: str = "") -> None:
         self.ctx = ctx
         self.item = item
         self.spec = spec
         self.ok = True
+        # What errors call the window: the join input it windows, or the window itself (a window
+        # function's frame, docs/semantics.md §12).
+        self.display = item.display if item is not None else display
 
     def error(self, name: str, span: tuple[int, int] | None, **params: Any) -> None:
         self.ok = False
-        self.ctx.reporter.add(name, span, input=self.item.display, **params)
+        self.ctx.reporter.add(name, span, input=self.display, **params)
 
     def check(self) -> Window | None:
         spec = self.spec
@@ -69,7 +72,7 @@ class WindowChecker:
             return None
         if kind == "ROWS" and b > 0:
             self.ctx.reporter.add("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_ENDING_BEFORE_CURRENT_ROW", D.pos(end, "bound"),
-                                  input=self.item.display)  # fmt: skip
+                                  input=self.display)  # fmt: skip
             return None
         order = _order_column(spec)
         return Window(kind, a, b, bool(spec.args.get("partition_by")), order.name if order else None,

@@ -1,0 +1,2 @@
+-- error: OJ114 2:37
+SELECT STREAM k, SUM(v) OVER (RANGE 1.5.5s PRECEDING) AS s FROM trades
