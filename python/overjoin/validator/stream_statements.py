@@ -136,21 +136,16 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         return tokens[pos:]
     if w[0] == "ALTER":
         pos = 2
-        # `ALTER PUMP "schema".*`: every pump of a schema (s-Server).
-        if (
+        # `ALTER PUMP "schema".*`: every pump of a schema (s-Server); else `[schema.]name`.
+        every = (
             is_name(pos)
             and pos + 2 < len(tokens)
             and tokens[pos + 1].token_type == TokenType.DOT
-            and (tokens[pos + 2].token_type == TokenType.STAR)
-        ):
+            and tokens[pos + 2].token_type == TokenType.STAR
+        )
+        if every:
             pos += 3
-            if pos >= len(w) or w[pos] not in ("START", "STOP"):
-                fail("expected START or STOP")
-            elif pos + 1 < len(tokens):
-                pos += 1
-                fail("expected the end of the statement")
-            return None
-        if name("a pump name"):
+        if every or name("a pump name"):
             if pos >= len(w) or w[pos] not in ("START", "STOP"):
                 fail("expected START or STOP")
             elif pos + 1 < len(tokens):
