@@ -404,7 +404,7 @@ object JoinPartition {
   val Rowtime = 4
 
   /** The late-events watermark before a query has one: no row is late. */
-  val NoWatermark: Long = Long.MinValue
+  val NoWatermark: Long = org.apache.spark.sql.overjoin.OverjoinStateWriter.NoWatermark
 
   /** `a + b`, saturating: `Entry.Open` or an unbounded lag stays unbounded. */
   def plus(a: Long, b: Long): Long = {

@@ -127,5 +127,5 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
 }
 
 object SlidingPartition {
-  val NoWatermark: Long = Long.MinValue
+  val NoWatermark: Long = org.apache.spark.sql.overjoin.OverjoinStateWriter.NoWatermark
 }

@@ -1,13 +1,11 @@
 package org.apache.spark.sql.overjoin
 
-import org.apache.hadoop.conf.Configuration
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, Literal, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
-import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter}
+import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.{BinaryType, LongType, StructField, StructType}
 import org.apache.spark.util.CompletionIterator
@@ -37,7 +35,7 @@ case class SlidingWindowExec(
     keepMicros: Long,
     keepRows: Long,
     stateInfo: Option[StatefulOperatorStateInfo],
-    child: SparkPlan) extends UnaryExecNode with StateStoreWriter {
+    child: SparkPlan) extends UnaryExecNode with OverjoinStateWriter {
 
   override def output: Seq[Attribute] = child.output ++ windowExpressions.map(_.toAttribute)
 
@@ -53,30 +51,10 @@ case class SlidingWindowExec(
 
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
-  private def keySchema: StructType =
-    StructType(keyExpressions.zipWithIndex.map { case (k, i) => StructField(s"key$i", k.dataType, nullable = true) })
+  override protected def stateKeys: Seq[Expression] = keyExpressions
 
-  private def valueSchema: StructType =
+  override protected def valueSchema: StructType =
     StructType(Seq(StructField("pending", LongType, nullable = false), StructField("rows", BinaryType, nullable = false)))
-
-  override def validateAndMaybeEvolveStateSchema(
-      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
-    val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, keySchema, 0, valueSchema))
-    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
-      getStateInfo, hadoopConf, schema, session.sessionState, stateSchemaVersion))
-  }
-
-  /** (late-events, eviction) watermarks in microseconds; no watermark yet is `NoWatermark`. */
-  private def watermarksMicros(): (Long, Long) =
-    StreamContext.watermarks(session, getStateInfo) match {
-      case Some((late, evict)) => (if (late > 0) late * 1000L else SlidingPartition.NoWatermark,
-        if (evict > 0) evict * 1000L else SlidingPartition.NoWatermark)
-      case None => (SlidingPartition.NoWatermark, SlidingPartition.NoWatermark)
-    }
-
-  // Rows wait for the watermark to pass their ROWTIME: a batch without new rows must run when it moves.
-  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
-    newInputWatermark > 0 && newInputWatermark * 1000L > watermarksMicros()._2
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // the accumulators exist on the driver before the tasks use them

@@ -1,14 +1,12 @@
 package org.apache.spark.sql.overjoin
 
-import org.apache.hadoop.conf.Configuration
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
 import org.apache.spark.sql.catalyst.plans.JoinType
 import org.apache.spark.sql.catalyst.plans.physical.{Distribution, Partitioning}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
-import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter}
+import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric, StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.{BinaryType, StructField, StructType}
 import org.apache.spark.util.CompletionIterator
@@ -45,7 +43,7 @@ case class WindowedJoinExec(
     holdUntilFinal: Boolean,
     stateInfo: Option[StatefulOperatorStateInfo],
     left: SparkPlan,
-    right: SparkPlan) extends BinaryExecNode with StateStoreWriter {
+    right: SparkPlan) extends BinaryExecNode with OverjoinStateWriter {
 
   override def output: Seq[Attribute] = WindowedJoin.outputOf(produced, left.output, right.output, joinType)
 
@@ -62,28 +60,9 @@ case class WindowedJoinExec(
   override def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] = Seq(
     StatefulOperatorCustomSumMetric("numPaddedRows", "number of null-padded rows emitted"))
 
-  private def keySchema: StructType =
-    StructType(leftKeys.zipWithIndex.map { case (k, i) => StructField(s"key$i", k.dataType, nullable = true) })
+  override protected def stateKeys: Seq[Expression] = leftKeys
 
-  private def valueSchema: StructType = StructType(Seq(StructField("rows", BinaryType, nullable = false)))
-
-  override def validateAndMaybeEvolveStateSchema(
-      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
-    val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, keySchema, 0, valueSchema))
-    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
-      getStateInfo, hadoopConf, schema, session.sessionState, stateSchemaVersion))
-  }
-
-  /** (late-events, eviction) watermarks in microseconds; no watermark yet is `NoWatermark`. */
-  private def watermarksMicros(): (Long, Long) =
-    StreamContext.watermarks(session, getStateInfo) match {
-      case Some((late, evict)) => (if (late > 0) late * 1000L else JoinPartition.NoWatermark,
-        if (evict > 0) evict * 1000L else JoinPartition.NoWatermark)
-      case None => (JoinPartition.NoWatermark, JoinPartition.NoWatermark)
-    }
-
-  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
-    newInputWatermark > 0 && newInputWatermark * 1000L > watermarksMicros()._2
+  override protected def valueSchema: StructType = StructType(Seq(StructField("rows", BinaryType, nullable = false)))
 
   // The watermark passed up must stay below the ROWTIME of every row this operator emits later,
   // or an operator above (a join, an aggregation, ordered emit) drops that row as late. A match

@@ -1,0 +1,51 @@
+package org.apache.spark.sql.overjoin
+
+import org.apache.hadoop.conf.Configuration
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.streaming.operators.stateful.StateStoreWriter
+import org.apache.spark.sql.execution.streaming.state._
+import org.apache.spark.sql.types.{StructField, StructType}
+
+/**
+ * What overjoin's stateful operators (the windowed join, the sliding window) share as Spark
+ * `StateStoreWriter`s: one state store per shuffle partition, keyed by `stateKeys`' values with
+ * one `valueSchema` row per key, checked against the checkpoint's schema at restart; the
+ * watermarks of the micro-batch in microseconds; and a batch without new rows whenever the
+ * watermark moves, since both emit rows on the watermark alone.
+ */
+trait OverjoinStateWriter extends StateStoreWriter { self: SparkPlan =>
+
+  /** The expressions whose values key the state (the join keys, the PARTITION BY values). */
+  protected def stateKeys: Seq[Expression]
+
+  /** The schema of a key's state value. */
+  protected def valueSchema: StructType
+
+  protected def keySchema: StructType =
+    StructType(stateKeys.zipWithIndex.map { case (k, i) => StructField(s"key$i", k.dataType, nullable = true) })
+
+  override def validateAndMaybeEvolveStateSchema(
+      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
+    val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, keySchema, 0, valueSchema))
+    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
+      getStateInfo, hadoopConf, schema, session.sessionState, stateSchemaVersion))
+  }
+
+  /** (late-events, eviction) watermarks in microseconds; no watermark yet is [[OverjoinStateWriter.NoWatermark]]. */
+  protected def watermarksMicros(): (Long, Long) =
+    StreamContext.watermarks(session, getStateInfo) match {
+      case Some((late, evict)) => (if (late > 0) late * 1000L else OverjoinStateWriter.NoWatermark,
+        if (evict > 0) evict * 1000L else OverjoinStateWriter.NoWatermark)
+      case None => (OverjoinStateWriter.NoWatermark, OverjoinStateWriter.NoWatermark)
+    }
+
+  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
+    newInputWatermark > 0 && newInputWatermark * 1000L > watermarksMicros()._2
+}
+
+object OverjoinStateWriter {
+  /** No watermark yet (the first micro-batch). */
+  val NoWatermark: Long = Long.MinValue
+}
