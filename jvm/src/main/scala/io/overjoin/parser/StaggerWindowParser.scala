@@ -45,7 +45,8 @@ private[parser] final class StaggerWindowParser(c: TokenCursor, intervals: Inter
         "a stagger window's RANGE must be longer than zero")
     }
     if (close + 1 < end && tokens(close + 1).isWord("GROUP")) {
-      throw OverjoinErrors.syntaxDetail(c.span(tokens(close + 1)), "'GROUP'",
+      val last = if (close + 2 < end && tokens(close + 2).isWord("BY")) close + 2 else close + 1
+      throw OverjoinErrors.syntaxDetail(c.span(tokens(close + 1), tokens(last)), s"'${c.text(close + 1, last + 1)}'",
         "a block with WINDOWED BY STAGGER is grouped by its PARTITION BY keys; it cannot also have GROUP BY " +
           "(add the grouping expressions to PARTITION BY)")
     }
