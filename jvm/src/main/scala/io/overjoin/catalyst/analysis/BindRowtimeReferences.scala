@@ -1,6 +1,6 @@
 package io.overjoin.catalyst.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, ExprId, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 
@@ -39,7 +39,8 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
     if (outputs.isEmpty) return p
     // The block's ROWTIME as its child outputs it, with the event-time metadata it carries there:
     // what reads it (a window function's node, an aggregation above) then keeps the watermark.
-    val below = p.children.flatMap(_.output).map(a => a.exprId -> a).toMap
+    // Only once the children are resolved: an unresolved column has no id yet.
+    val below = if (p.childrenResolved) p.children.flatMap(_.output).map(a => a.exprId -> a).toMap else Map.empty[ExprId, Attribute]
     p.transformExpressions {
       case ref @ RowtimeReference(_, None, _) => bindIn(ref, outputs) match {
         case a: Attribute => below.getOrElse(a.exprId, a)
