@@ -101,6 +101,29 @@ def test_concepts_page_over_a_table_returns_the_printed_rows(spark) -> None:
     ]
 
 
+def implicit_rowtime(spark: Any, sql: str) -> list[tuple]:
+    """The rows a pump writes for ``sql`` (as printed, no ROWTIME selected): the query's columns and
+    the ROWTIME the pump gives each row, found as the pump finds it (``ImplicitRowtime``)."""
+    from pyspark.sql import DataFrame
+
+    df = spark.sql(sql)
+    jvm = spark.sparkContext._jvm
+    found = jvm.org.apache.spark.sql.overjoin.ImplicitRowtime.add(spark._jsparkSession, df._jdf)
+    assert found.isDefined(), "no ROWTIME for the pump"
+    return rows_of(DataFrame(found.get(), spark))
+
+
+def test_concepts_page_pump_rowtime_is_the_printed_one(spark) -> None:
+    """The page's pumps select no ROWTIME; the rows they write get the window's end, as printed."""
+    spark.createDataFrame(concepts_rows(), CONCEPTS_SCHEMA).createOrReplaceTempView("SOURCE_SQL_STREAM_001")
+    assert implicit_rowtime(spark, CONCEPTS_STAGGER) == sorted(
+        (s, at(e), n, at(r)) for r, e, s, n in CONCEPTS_STAGGER_RESULT
+    )
+    assert implicit_rowtime(spark, CONCEPTS_TUMBLING) == sorted(
+        (s, at(e), n, at(r)) for r, e, s, n in CONCEPTS_TUMBLING_RESULT
+    )
+
+
 @pytest.mark.streaming
 def test_concepts_page_streamed_returns_the_printed_rows(spark) -> None:
     """One event per micro-batch; a last, much later event moves the watermark past both windows."""
