@@ -528,3 +528,32 @@ def as_tuples(outs: Sequence[Out], aliases: Sequence[str], column: str = "id") -
 def multiset(tuples: Sequence[tuple[Any, ...]]) -> Counter[tuple[Any, ...]]:
     """The tuples as a multiset, for comparisons that ignore order but count duplicates."""
     return Counter(tuples)
+
+
+# ------------------------------------------------------------------------------------------------
+# §13: stagger windows (KDA's WINDOWED BY STAGGER)
+
+
+def stagger_windows(
+    rows: Sequence[Row],
+    rowtime: str,
+    size: timedelta,
+    key: Callable[[Row], tuple[Any, ...]],
+) -> dict[tuple[Any, ...], list[Row]]:
+    """Rows grouped by ``key`` and their stagger window (docs/semantics.md §13): ``{(end, start,
+    *key): rows}``. Per key, in rowtime order, a row opens a window at its rowtime ``t0`` when the key
+    has no open window (none yet, or the last one's end is at or before the row's rowtime), and the
+    window holds that key's rows with rowtime in ``[t0, t0 + size)``; its output ``ROWTIME`` is
+    ``t0 + size``. A row whose rowtime is NULL is in no window."""
+    by_key: dict[tuple[Any, ...], list[Row]] = {}
+    for r in rows:
+        if r[rowtime] is not None:
+            by_key.setdefault(key(r), []).append(r)
+    groups: dict[tuple[Any, ...], list[Row]] = {}
+    for k, part in by_key.items():
+        start: datetime | None = None
+        for r in sorted(part, key=lambda r: r[rowtime]):
+            if start is None or r[rowtime] >= start + size:
+                start = r[rowtime]
+            groups.setdefault((start + size, start, *k), []).append(r)
+    return groups

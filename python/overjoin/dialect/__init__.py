@@ -9,6 +9,8 @@ The dialect subclasses sqlglot's Spark dialect. Its parser hooks add:
 * ``STREAM t`` and ``STREAM(t)`` in ``FROM`` (sqlglot's ``exp.Stream``);
 * ``JOIN ... WITHIN <duration>`` before or after the join condition (:class:`OjJoin`);
 * ``WINDOW name AS (...)`` definitions written in the join-window grammar (:class:`NamedJoinWindow`);
+* ``WINDOWED BY STAGGER (PARTITION BY ... RANGE ...)`` after FROM/WHERE (:class:`StaggerWindow`, the
+  block's ``stagger``);
 * ``FOR SYSTEM_TIME AS OF PROCTIME()`` kept as written (sqlglot would turn it into ``TIMESTAMP AS OF``).
 
 ``ASOF [LEFT] JOIN`` and ``TUMBLE(...)``/``HOP(...)`` in ``FROM`` already parse in sqlglot's Spark
@@ -37,6 +39,7 @@ from overjoin.dialect.expressions import (
     OjSelect,
     OjSubquery,
     OjTable,
+    StaggerWindow,
     TimeStep,
     Watermark,
     WindowInterval,
@@ -59,6 +62,7 @@ __all__ = [
     "OjTable",
     "Overjoin",
     "OverjoinDQ",
+    "StaggerWindow",
     "TimeStep",
     "Watermark",
     "WindowInterval",

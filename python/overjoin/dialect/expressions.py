@@ -75,6 +75,15 @@ class TimeStep(exp.Expression):
     arg_types = {"this": True, "by": True}
 
 
+class StaggerWindow(exp.Expression):
+    """Kinesis Data Analytics' ``WINDOWED BY STAGGER (PARTITION BY expressions RANGE this)`` after a
+    block's FROM and WHERE (docs/semantics.md §13), held in the block's ``stagger`` argument:
+    ``this`` is the window's length (a :class:`WindowInterval`, :class:`Duration` or number, or
+    ``exp.Neg`` of one)."""
+
+    arg_types = {"expressions": True, "this": False}
+
+
 class FrameBound(exp.Expression):
     """One bound of a join window frame.
 
@@ -120,7 +129,7 @@ class Watermark(exp.Expression):
 class OjSelect(exp.Select):
     """A ``SELECT`` that may say ``STREAM``."""
 
-    arg_types = {**exp.Select.arg_types, "stream": False}
+    arg_types = {**exp.Select.arg_types, "stream": False, "stagger": False}
 
 
 class OjTable(exp.Table):

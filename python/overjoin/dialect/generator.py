@@ -18,6 +18,7 @@ from overjoin.dialect.expressions import (
     OjSelect,
     OjSubquery,
     OjTable,
+    StaggerWindow,
     TimeStep,
     Watermark,
     WindowInterval,
@@ -118,6 +119,12 @@ def _name_sql(gen: SparkGenerator, node: NamedJoinWindow) -> str:
     return f"{gen.sql(node, 'this')} AS ({gen.sql(node, 'spec')})"
 
 
+class _AfterWhere(exp.Expression):
+    """Prints a block's WHERE (``this``, may be absent) and then its stagger window."""
+
+    arg_types = {"this": False, "expression": True}
+
+
 class OverjoinGenerator(SparkGenerator):
     """Spark's generator plus the nodes of this module."""
 
@@ -130,6 +137,10 @@ class OverjoinGenerator(SparkGenerator):
         JoinWindowSpec: _spec_sql,
         JoinWindow: _window_sql,
         NamedJoinWindow: _name_sql,
+        StaggerWindow: lambda self, e: (
+            f"WINDOWED BY STAGGER (PARTITION BY {self.expressions(e, flat=True)} RANGE {self.sql(e, 'this')})"
+        ),
+        _AfterWhere: lambda self, e: f"{self.sql(e, 'this')}{self.seg(self.sql(e, 'expression'))}",
         Watermark: lambda self, e: f"WATERMARK {self.sql(e, 'this')} DELAY OF {self.sql(e, 'expression')}",
         _StreamMarker: lambda self, e: "STREAM" + (f" {self.sql(e, 'this')}" if e.this else ""),
         # Spark's own transforms for SELECT and tables run first; they end in <key>_sql below.
@@ -140,6 +151,18 @@ class OverjoinGenerator(SparkGenerator):
         exp.Stream: lambda self, e: f"STREAM {self.sql(e, 'this')}",
         exp.Version: _version_sql,
     }
+
+    def query_modifiers(self, expression: exp.Expr, *sqls: str) -> str:
+        """A block's modifiers, with ``WINDOWED BY STAGGER (...)`` after its WHERE."""
+        stagger = expression.args.get("stagger")
+        if stagger is None:
+            return super().query_modifiers(expression, *sqls)
+        where = expression.args.get("where")
+        expression.set("where", _AfterWhere(this=where, expression=stagger))
+        try:
+            return super().query_modifiers(expression, *sqls)
+        finally:
+            expression.set("where", where)
 
     def ojselect_sql(self, expression: OjSelect) -> str:
         """``SELECT [STREAM] ...``: STREAM is printed in DISTINCT's place, before it."""

@@ -12,6 +12,7 @@ from overjoin.dialect.expressions import (
     OJ_RELATIONS,
     OjJoin,
     OjSelect,
+    StaggerWindow,
     TimeStep,
     Watermark,
 )
@@ -201,6 +202,58 @@ class OverjoinParser(JoinWindowGrammar):
                 break
         return window
 
+    # ---- WINDOWED BY STAGGER (...) ----------------------------------------------------------
+
+    def _at_stagger(self) -> bool:
+        i = self._index
+        words = [tok.text.upper() for tok in self._tokens[i : i + 3]]
+        return words == ["WINDOWED", "BY", "STAGGER"] and self._tokens[i].token_type == TokenType.VAR
+
+    def _parse_query_modifiers(self, this):  # type: ignore[no-untyped-def]
+        this = super()._parse_query_modifiers(this)
+        if isinstance(this, exp.Select) and self._curr is not None and self._at_stagger():
+            this = _retype(this, OjSelect)
+            this.set("stagger", self._parse_stagger())
+            if self._curr is not None and self._curr.token_type == TokenType.GROUP_BY:
+                self.raise_error(
+                    "a block with WINDOWED BY STAGGER is grouped by its PARTITION BY keys; it cannot also have "
+                    "GROUP BY (add the grouping expressions to PARTITION BY)"
+                )
+            this = super()._parse_query_modifiers(this)
+        return this
+
+    def _parse_stagger(self) -> StaggerWindow:
+        """``WINDOWED BY STAGGER (PARTITION BY keys RANGE size)``: the twin of ``StaggerWindowParser``."""
+        start = self._curr
+        self._advance(3)
+        if not self._match(TokenType.L_PAREN):
+            self.raise_error("Expected ( after WINDOWED BY STAGGER")
+        node = StaggerWindow(expressions=[])
+        if self._curr and self._curr.token_type == TokenType.PARTITION_BY:
+            self._advance()
+        elif self._match_text_seq("PARTITION"):
+            if not self._match_text_seq("BY"):
+                self.raise_error("Expected BY after PARTITION")
+        else:
+            self.raise_error("Expected PARTITION BY in WINDOWED BY STAGGER (...)")
+        if self._curr is not None and self._curr.token_type == TokenType.RANGE:
+            self.raise_error("Expected an expression after PARTITION BY")
+        node.set("expressions", self._parse_csv(self._parse_assignment))
+        if not self._match(TokenType.RANGE):
+            self.raise_error("Expected RANGE INTERVAL ... after the PARTITION BY keys")
+        range_token = self._prev
+        size_start = self._curr
+        size = self._parse_window_size()
+        if size is None:
+            self.raise_error("Expected a duration such as 5s or INTERVAL '5' SECOND")
+        node.set("this", size)
+        _mark(node, "range", range_token)
+        _mark(node, "size", size_start, self._prev)
+        if not self._match(TokenType.R_PAREN):
+            self.raise_error("Expected ) closing WINDOWED BY STAGGER (")
+        _mark(node, "stagger", start, self._prev)
+        return self.expression(node)
+
     # ---- GROUP BY window(...) ---------------------------------------------------------------
 
     def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:
@@ -334,8 +387,10 @@ class OverjoinParser(JoinWindowGrammar):
 
     def _parse_table_alias(self, alias_tokens=None):  # type: ignore[no-untyped-def]
         # WITHIN and WATERMARK are not reserved in Spark: they are clauses here, not aliases,
-        # when what follows them fits the clause.
+        # when what follows them fits the clause; so is WINDOWED BY STAGGER.
         if self._at_within() or self._at_watermark() or self._curr.token_type == TokenType.OVER:
+            return None
+        if self._at_stagger():
             return None
         return super()._parse_table_alias(alias_tokens=alias_tokens)
 

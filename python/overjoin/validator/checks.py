@@ -3,7 +3,9 @@ windows and, with schemas, columns and rowtimes."""
 
 from __future__ import annotations
 
+import typing as t
 from collections.abc import Iterable
+from types import SimpleNamespace
 
 from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
@@ -64,6 +66,24 @@ def check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | 
         check_time_floors(block, reporter, tokens)
         ctx = Context(block, reporter, tokens, schemas)
         ctx.run()
+        check_stagger(ctx)
+
+
+def check_stagger(ctx: Context) -> None:
+    """docs/semantics.md §13: a stagger window's RANGE is a duration above zero, checked as a join
+    window's size (the same codes, the window named ``WINDOWED BY STAGGER``), as the JVM parser does."""
+    stagger = ctx.block.select.args.get("stagger")
+    if stagger is None:
+        return
+    item = t.cast(Input, SimpleNamespace(display="WINDOWED BY STAGGER"))
+    checker = WindowChecker(ctx, item, None)
+    micros = checker.range_size(stagger.this)
+    span = D.pos(stagger, "size")
+    if micros is not None and micros <= 0 and span is not None:
+        written = ctx.sql[span[0] : span[1] + 1]
+        ctx.reporter.add(
+            "OVERJOIN_SYNTAX_ERROR", span, token=written, detail="a stagger window's RANGE must be longer than zero"
+        )
 
 
 def resolve_windows(block: Block, sql: str) -> None:

@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
-import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteSlidingWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
+import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteSlidingWindows, RewriteStaggerWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
 import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
@@ -36,6 +36,9 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // Tumbling windows (GROUP BY STEP/FLOOR of ROWTIME) before ROWTIME is bound: in their select
     // list ROWTIME is the window's end, not the rows' rowtime.
     extensions.injectResolutionRule { _ => RewriteTumblingAggregates }
+    // Stagger windows (docs/semantics.md §13) before ROWTIME is bound too (in their select list it
+    // is the window's end), once the block's FROM clause is resolved.
+    extensions.injectResolutionRule { _ => RewriteStaggerWindows }
     extensions.injectResolutionRule { _ => BindRowtimeReferences }
     // Sliding windows (window functions over a stream, docs/semantics.md §12) after ROWTIME is
     // bound (their order is the block's rowtime) and in the resolution batch, once Spark has made

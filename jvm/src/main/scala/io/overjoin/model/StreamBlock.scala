@@ -8,7 +8,8 @@ package io.overjoin.model
  *
  * `selectStart` is the offset of the block's `SELECT`; `selectStream` whether it says
  * `SELECT STREAM`; `timeFloors` its `STEP` and `FLOOR ... TO` calls; `slidingSpecs` and
- * `slidingCalls` the windows of its window functions and the calls that use them (§12).
+ * `slidingCalls` the windows of its window functions and the calls that use them (§12); `stagger` its
+ * `WINDOWED BY STAGGER` clause (§13).
  */
 final case class StreamBlock(
     id: Int,
@@ -19,7 +20,8 @@ final case class StreamBlock(
     rowtimeRefs: Seq[RowtimeRef],
     timeFloors: Seq[TimeFloorCall] = Nil,
     slidingSpecs: Seq[SlidingSpec] = Nil,
-    slidingCalls: Seq[SlidingCall] = Nil)
+    slidingCalls: Seq[SlidingCall] = Nil,
+    stagger: Option[StaggerWindowCall] = None)
 
 /**
  * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).

@@ -12,7 +12,8 @@ import io.overjoin.parser.Keywords.{AfterWindowClause, ClauseWords, SetOperators
  * `SELECT`, at any depth), reads the block's `FROM` clause into join inputs and joins, and decides
  * by that grammar whether the block is in the streaming dialect (docs/syntax.md, "When a statement
  * is overjoin's"): `SELECT STREAM`, `OVER` after a `FROM` relation, `WITHIN`, `ASOF JOIN`,
- * `FOR SYSTEM_TIME AS OF PROCTIME()`, `TUMBLE`/`HOP`, or `STEP(ts BY ...)`/`FLOOR(ts TO ...)`.
+ * `FOR SYSTEM_TIME AS OF PROCTIME()`, `TUMBLE`/`HOP`, `STEP(ts BY ...)`/`FLOOR(ts TO ...)`, or
+ * `WINDOWED BY STAGGER (...)`.
  *
  * Expressions are not parsed: they are balanced token runs that Spark's parser reads later. What
  * this parser cannot follow (PIVOT, LATERAL VIEW, ...) ends its reading of that FROM clause, so the
@@ -34,6 +35,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
   private val expressions = new ExpressionScanner(c)
   private val timeFloors = new TimeFloorParser(c, intervals)
   private val sliding = new SlidingWindowParser(c, windows)
+  private val staggers = new StaggerWindowParser(c, intervals)
 
   private val blocks = ArrayBuffer.empty[StreamBlock]
   private val blockBlanks = mutable.Map.empty[Int, Seq[(Int, Int)]]
@@ -135,6 +137,9 @@ final class QueryBlockScanner private (c: TokenCursor) {
     // STEP(ts BY ...) and FLOOR(ts TO ...) are not Spark SQL: a block holding one is ours.
     val floors = exprRanges.flatMap { case (f, t) => timeFloors.calls(f, t) }
     if (floors.nonEmpty) b.dialect = true
+    // WINDOWED BY STAGGER (...) after FROM/WHERE (§13): not Spark SQL either.
+    val staggerIdx = c.findAtDepth0(clauseEnd, windowIdx)(i => staggers.startsAt(i, end))
+    if (staggerIdx < windowIdx) b.dialect = true
     if (b.dialect) {
       if (!selectStream) checkSelectList(listStart, fromIdx, end)
       b.pending.headOption.foreach(_.apply())
@@ -162,10 +167,11 @@ final class QueryBlockScanner private (c: TokenCursor) {
       }
       val refRanges = exprRanges ++ functionDefs.map(d => (d.specFrom, d.specTo))
       val refs = refRanges.flatMap { case (f, t) => expressions.rowtimeRefs(f, t, names, listStart, fromIdx) }
+      val stagger = if (staggerIdx < windowIdx) Some(staggers.clause(staggerIdx, windowIdx)) else None
       blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs,
-        floors.map(_.call), namedSpecs ++ inlineSpecs, calls)
-      blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks
-      blockReplacements(id) = floors.flatMap(_.replacements)
+        floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1))
+      blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks ++ stagger.toSeq.flatMap(_._2)
+      blockReplacements(id) = floors.flatMap(_.replacements) ++ stagger.map(_._3)
     }
 
     // Nested blocks: subqueries anywhere inside this one.
@@ -246,6 +252,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
   private def isClauseStart(i: Int, end: Int): Boolean = {
     val t = tokens(i)
     if (t.isWord("WINDOW")) isWindowClause(i, end)
+    else if (staggers.startsAt(i, end)) true
     else t.isWordIn(ClauseWords) && !(i + 1 < end && tokens(i + 1).isSymbol("("))
   }
 
@@ -264,7 +271,8 @@ object QueryBlockScanner {
     "<=>", "&", "|", "^", "::", ",")
 
   /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
-  private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR")
+  private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR",
+    "STAGGER")
 
   /**
    * False when `sql` cannot be in the streaming dialect because it holds none of its words (in any

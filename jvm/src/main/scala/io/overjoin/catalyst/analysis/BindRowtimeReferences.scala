@@ -1,11 +1,11 @@
 package io.overjoin.catalyst.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 
 import io.overjoin.catalyst.expressions.RowtimeReference
-import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinOutput}
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, StaggerInput, StreamJoinOutput}
 
 /**
  * `ROWTIME` in a streaming block's other clauses (select list, WHERE, GROUP BY, ...), once the
@@ -22,10 +22,16 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
     if (!OverjoinNode.mayExist) return plan
     if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
     plan.transformUp {
-      case p if !p.isInstanceOf[StreamJoinOutput] && !RewriteTumblingAggregates.waiting(p) &&
+      case p if !p.isInstanceOf[StreamJoinOutput] && !RewriteTumblingAggregates.waiting(p) && !staggerWaiting(p) &&
         p.expressions.exists(_.exists(_.isInstanceOf[RowtimeReference])) =>
         bind(p)
     }
+  }
+
+  /** A stagger window's aggregation not rewritten yet: its `ROWTIME` is the window's end ([[RewriteStaggerWindows]]). */
+  private def staggerWaiting(p: LogicalPlan): Boolean = p match {
+    case Aggregate(_, _, _: StaggerInput, _) => true
+    case _ => false
   }
 
   private def bind(p: LogicalPlan): LogicalPlan = {
@@ -33,7 +39,8 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
     if (outputs.isEmpty) return p
     // The block's ROWTIME as its child outputs it, with the event-time metadata it carries there:
     // what reads it (a window function's node, an aggregation above) then keeps the watermark.
-    val below = p.children.flatMap(_.output).map(a => a.exprId -> a).toMap
+    // From the resolved children only: an unresolved column has no id yet.
+    val below = p.children.filter(_.resolved).flatMap(_.output).map(a => a.exprId -> a).toMap
     p.transformExpressions {
       case ref @ RowtimeReference(_, None, _) => bindIn(ref, outputs) match {
         case a: Attribute => below.getOrElse(a.exprId, a)

@@ -10,7 +10,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{Metadata, MetadataBuilder, TimestampType}
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, TimeFloor}
-import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinOutput}
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, StaggerInput, StreamJoinOutput}
 import io.overjoin.errors.OverjoinErrors
 
 /**
@@ -51,6 +51,8 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
    * yet: its `ROWTIME`s wait for the decision ([[BindRowtimeReferences]] leaves them alone).
    */
   def waiting(p: LogicalPlan): Boolean = p match {
+    // A stagger window's keys are plain values (docs/semantics.md §13), whatever they floor.
+    case a: Aggregate if a.child.isInstanceOf[StaggerInput] => false
     case a: Aggregate => a.groupingExpressions.exists { case f: TimeFloor => f.call.stepNumber.isEmpty; case _ => false }
     case _ => false
   }
@@ -137,7 +139,7 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
   }
 
   /** `e` with `pf` applied, top-down, except inside aggregate functions (`MAX(ROWTIME)` is the input's). */
-  private def outsideAggregates(e: Expression)(pf: PartialFunction[Expression, Expression]): Expression = e match {
+  private[analysis] def outsideAggregates(e: Expression)(pf: PartialFunction[Expression, Expression]): Expression = e match {
     case agg: AggregateExpression => agg
     case call: UnresolvedFunction if isAggregateCall(call) => call
     case x if pf.isDefinedAt(x) => pf(x)
@@ -158,7 +160,7 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
    * column's metadata: the window end gets the rowtime's, or any watermarked column's (after a
    * join, the query's watermark is one for all its inputs).
    */
-  private def eventTimeMetadata(rt: Attribute, child: LogicalPlan): Metadata = {
+  private[analysis] def eventTimeMetadata(rt: Attribute, child: LogicalPlan): Metadata = {
     val key = EventTimeWatermark.delayKey
     if (rt.metadata.contains(key)) rt.metadata
     else child.output.find(_.metadata.contains(key)) match {

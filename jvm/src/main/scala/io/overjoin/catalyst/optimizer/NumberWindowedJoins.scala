@@ -3,10 +3,10 @@ package io.overjoin.catalyst.optimizer
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import io.overjoin.catalyst.plans.logical.{OverjoinNode, SlidingWindow, WindowedJoin}
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, SlidingWindow, StaggerAssign, WindowedJoin}
 
 /**
- * Numbers overjoin's stateful operators of a whole query ([[WindowedJoin]]s and [[SlidingWindow]]s,
+ * Numbers overjoin's stateful operators of a whole query ([[WindowedJoin]]s, [[SlidingWindow]]s and [[StaggerAssign]]s,
  * in one sequence), bottom-up from 0, like Spark numbers its own
  * stateful operators. The number names the operator's state in the checkpoint, so it must depend
  * only on the query: the same query numbers its joins the same way in every micro-batch and after
@@ -15,7 +15,9 @@ import io.overjoin.catalyst.plans.logical.{OverjoinNode, SlidingWindow, Windowed
 object NumberWindowedJoins extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
     if (!OverjoinNode.mayExist) return plan
-    if (!plan.exists(p => p.isInstanceOf[WindowedJoin] || p.isInstanceOf[SlidingWindow])) return plan
+    if (!plan.exists(p => p.isInstanceOf[WindowedJoin] || p.isInstanceOf[SlidingWindow] || p.isInstanceOf[StaggerAssign])) {
+      return plan
+    }
     var next = 0
     plan.transformUp {
       case j: WindowedJoin =>
@@ -23,6 +25,10 @@ object NumberWindowedJoins extends Rule[LogicalPlan] {
         next += 1
         numbered
       case s: SlidingWindow =>
+        val numbered = if (s.opIndex == next) s else s.copy(opIndex = next)
+        next += 1
+        numbered
+      case s: StaggerAssign =>
         val numbered = if (s.opIndex == next) s else s.copy(opIndex = next)
         next += 1
         numbered

@@ -4,12 +4,12 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Expression, SortOrder, WindowSpecDefinition}
-import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryAlias, WithWindowDefinition}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, SubqueryAlias, WithWindowDefinition}
 import org.apache.spark.sql.catalyst.trees.TreeNode
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, SlidingLag, TimeFloor}
 import io.overjoin.catalyst.analysis.SlidingFrames
-import io.overjoin.catalyst.plans.logical.{OverjoinNode, StreamJoinRoot, WindowedInput}
+import io.overjoin.catalyst.plans.logical.{OverjoinNode, StaggerInput, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.{OverjoinErrors, TextSpan}
 import io.overjoin.model.{RowtimeRef, ScanResult, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
 
@@ -57,6 +57,11 @@ object StreamPlanBuilder {
     val lagsAt: Map[Int, SlidingCall] = scan.blocks.flatMap(b => b.slidingCalls.filter { c =>
       c.function == "LAG" && b.slidingSpecs.exists(s => s.open == c.spec && s.frame.isDefined)
     }.map(c => c.start -> c)).toMap
+
+    // WINDOWED BY STAGGER, which Spark read as GROUP BY keys: found by its first key's offset.
+    val staggersAt: Map[Int, StreamBlock] =
+      scan.blocks.flatMap(b => b.stagger.map(s => s.keyStarts.head -> b)).toMap
+    val staggersMarked = mutable.Set.empty[Int]
 
     // Plans held outside `children` (EXPLAIN's query, for one) are visited too.
     val nodes = mutable.ArrayBuffer.empty[LogicalPlan]
@@ -112,6 +117,13 @@ object StreamPlanBuilder {
             fromTreeBlock(c).map(id => StreamJoinRoot(blocks(id), c)).getOrElse(c)
           })
       }
+      val withStaggers = if (staggersAt.isEmpty) withRoots else withRoots.transformDown {
+        case a: Aggregate if !a.child.isInstanceOf[StaggerInput] &&
+          a.groupingExpressions.headOption.flatMap(startOf(_)).exists(staggersAt.contains) =>
+          val b = staggersAt(startOf(a.groupingExpressions.head).get)
+          staggersMarked += b.id
+          a.copy(child = StaggerInput(b.id, b.stagger.get, a.child))
+      }
       val ours: PartialFunction[Expression, Expression] = {
         case f: UnresolvedFunction if startOf(f).exists(lagsAt.contains) && f.nameParts.last.equalsIgnoreCase("LAG") =>
           SlidingLag(f.arguments, f.ignoreNulls.contains(true))
@@ -129,7 +141,7 @@ object StreamPlanBuilder {
           if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
       }
       val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty
-      val withExprs = if (nothingOfOurs) withRoots else withRoots.transformAllExpressionsWithPruning(_ => true)(ours)
+      val withExprs = if (nothingOfOurs) withStaggers else withStaggers.transformAllExpressionsWithPruning(_ => true)(ours)
       // The WINDOW clause's definitions are a map, which expression transforms do not enter.
       val withRefs = if (specsAt.isEmpty && refsAt.isEmpty) withExprs else withExprs.transformDown {
         case w: WithWindowDefinition =>
@@ -152,6 +164,11 @@ object StreamPlanBuilder {
     }
     val result = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
       .getOrElse(rewrite(plan))
+    staggersAt.values.find(b => !staggersMarked.contains(b.id)).foreach { b =>
+      val call = b.stagger.get
+      throw OverjoinErrors.syntaxDetail(TextSpan(sqlText, call.position.start, call.position.stop), "'WINDOWED'",
+        "Spark's parser does not read the PARTITION BY keys of this stagger window as the block's groups")
+    }
     val lostFloors = floorsAt.keySet -- floorsReplaced
     if (lostFloors.nonEmpty) {
       throw OverjoinErrors.internal(s"no expression for the call ${floorsAt(lostFloors.min)._2.text}")

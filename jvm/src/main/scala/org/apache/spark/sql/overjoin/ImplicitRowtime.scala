@@ -5,13 +5,13 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, LogicalPlan, Project, SubqueryAlias}
 import org.apache.spark.sql.classic.{Dataset, SparkSession => ClassicSession}
 
-import io.overjoin.catalyst.analysis.RewriteTumblingAggregates
+import io.overjoin.catalyst.analysis.{RewriteStaggerWindows, RewriteTumblingAggregates}
 
 /**
  * A pump's query that does not select `ROWTIME` still gives its rows one, as in Kinesis Data
  * Analytics (`INSERT INTO s SELECT STREAM k, COUNT(*) ... GROUP BY k, STEP(...)` fills `s.ROWTIME`
  * with each window's end): docs/semantics.md §10-11. This adds it as a last column named
- * `ROWTIME`, taken from the analyzed plan: a tumbling aggregation's window end, or the one
+ * `ROWTIME`, taken from the analyzed plan: a tumbling or stagger aggregation's window end, or the one
  * event-time column under the query's final projection (a join's or an input's rowtime).
  * Building a DataFrame from a plan is Spark-internal, hence this package.
  */
@@ -30,7 +30,8 @@ object ImplicitRowtime {
   private def withRowtime(p: LogicalPlan, ids: Set[ExprId]): Option[LogicalPlan] = p match {
     case a: Aggregate =>
       a.groupingExpressions.collectFirst {
-        case end: Attribute if end.name == RewriteTumblingAggregates.WindowEnd => end
+        case end: Attribute if end.name == RewriteTumblingAggregates.WindowEnd || end.name == RewriteStaggerWindows.WindowEnd =>
+          end
       }.map(end => a.copy(aggregateExpressions = a.aggregateExpressions :+ Alias(end, "ROWTIME")()))
     case Project(list, child) =>
       val marked = child.output.filter(eventTime)

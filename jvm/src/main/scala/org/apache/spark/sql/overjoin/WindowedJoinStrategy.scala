@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.classic.{SparkSession, Strategy}
 import org.apache.spark.sql.execution.SparkPlan
 
-import io.overjoin.catalyst.plans.logical.{AsofLookup, OrderWithinBatch, SlidingWindow, WindowedJoin}
+import io.overjoin.catalyst.plans.logical.{AsofLookup, OrderWithinBatch, SlidingWindow, StaggerAssign, WindowedJoin}
 import io.overjoin.execution.{AsofLookupExec, OrderWithinBatchExec}
 import io.overjoin.errors.OverjoinErrors
 
@@ -12,7 +12,8 @@ import io.overjoin.errors.OverjoinErrors
  * Plans a [[WindowedJoin]] as a [[WindowedJoinExec]] with the state of the micro-batch being
  * planned ([[StreamContext]]): Spark's own planning step for state only knows Spark's operators.
  * Also plans a [[SlidingWindow]] (window functions over a stream) as a [[SlidingWindowExec]] the
- * same way, [[OrderWithinBatch]], the last step of ordered output, and [[AsofLookup]].
+ * same way, a [[StaggerAssign]] (stagger windows) as a [[StaggerWindowExec]] on a stream and a
+ * [[StaggerReplayExec]] over tables, [[OrderWithinBatch]], the last step of ordered output, and [[AsofLookup]].
  */
 case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
@@ -26,6 +27,11 @@ case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
       if (s.opIndex < 0) throw OverjoinErrors.internal("a sliding window reached the planner without an operator number")
       SlidingWindowExec(s.windowExpressions, s.partitionSpec, s.orderSpec, s.keepMicros, s.keepRows,
         Some(StreamContext.stateInfo(session, s.opIndex)), planLater(s.child)) :: Nil
+    case s: StaggerAssign if s.child.isStreaming =>
+      if (s.opIndex < 0) throw OverjoinErrors.internal("a stagger window reached the planner without an operator number")
+      StaggerWindowExec(s.keys, s.rowtime, s.sizeMicros, s.start, s.end,
+        Some(StreamContext.stateInfo(session, s.opIndex)), planLater(s.child)) :: Nil
+    case s: StaggerAssign => StaggerReplayExec(s.keys, s.rowtime, s.sizeMicros, s.start, s.end, planLater(s.child)) :: Nil
     case o: OrderWithinBatch => OrderWithinBatchExec(o.order, planLater(o.child)) :: Nil
     case a: AsofLookup =>
       AsofLookupExec(a.xKeys, a.yKeys, a.xTime, a.yTime, a.op, a.leftOuter, planLater(a.left), planLater(a.right)) :: Nil
