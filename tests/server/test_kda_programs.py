@@ -84,6 +84,11 @@ SLIDING_SOURCE = (
     "WITH (format = 'json', path = '{folder}')"
 )
 
+STAGGER_SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" ("EVENT_TIME" TIMESTAMP, "TICKER" VARCHAR(4)) '
+    "WITH (format = 'json', path = '{folder}')"
+)
+
 
 def expected_join_rows(n: int) -> Counter:
     kind, shipments_window, columns = EXAMPLES[n]
@@ -298,6 +303,7 @@ SOURCES: dict[str, list[str]] = {
     "sserver_pump_concept.sql": [],
     **{f"kda_devguide_sliding_window_{n}.sql": [SLIDING_SOURCE] for n in (1, 2, 3)},
     "kda_devguide_partial_results.sql": [SLIDING_SOURCE],
+    "kda_devguide_stagger_window.sql": [STAGGER_SOURCE],
     "app.sql": [],
 }
 
@@ -449,3 +455,36 @@ def test_kda_devguide_sliding_window_program(server: Server, n: int) -> None:
 
     wait_until(lambda: len(got()) >= len(expected), what=f"sliding example {n}'s rows (seed {seed})")
     assert got() == expected, f"seed {seed}"
+
+
+# ---- the developer guide's stagger window, in a pump ----------------------------------------------
+
+
+def test_kda_devguide_stagger_window_program(server: Server) -> None:
+    """The developer guide's stagger-window application as printed, over the page's sample records
+    (six of a ticker, ten seconds apart, one EVENT_TIME): one window per ticker, opened by its first
+    record and a minute long (docs/semantics.md §13), each row's ROWTIME the window's end."""
+    folder = server.state_dir.parent / "stagger"
+    run(server, "stagger", [STAGGER_SOURCE.format(folder=folder)], program("kda_devguide_stagger_window.sql"))
+    day = datetime(2018, 8, 1)
+
+    def t(clock: str, micros: int = 0) -> datetime:
+        h, mi, s = (int(x) for x in clock.split(":"))
+        return day.replace(hour=h, minute=mi, second=s, microsecond=micros)
+
+    amzn, intc = t("20:17:20", 797945), t("20:18:21", 43084)
+    ingest = ["20:17:30", "20:17:40", "20:17:50", "20:18:00", "20:18:10", "20:18:21"]
+    ingest += ["20:18:31", "20:18:41", "20:18:51", "20:19:01", "20:19:11", "20:19:21"]
+    records = [
+        {
+            "EVENT_TIME": (amzn if i < 6 else intc).isoformat(),
+            "TICKER": "AMZN" if i < 6 else "INTC",
+            "ROWTIME": iso(t(c)),
+        }
+        for i, c in enumerate(ingest)
+    ]
+    records.append({"EVENT_TIME": t("21:00:00").isoformat(), "TICKER": "ZZZ", "ROWTIME": iso(t("21:00:00"))})
+    write_rows(folder, "records", records)
+    query = "SELECT event_time, ticker_symbol, ticker_count, ROWTIME FROM stagger.DESTINATION_SQL_STREAM"
+    wait_until(lambda: len(server.query(query)) >= 2, what="the two closed windows")
+    assert sorted(server.query(query)) == [(amzn, "AMZN", 6, t("20:18:30")), (intc, "INTC", 6, t("20:19:31"))]
