@@ -134,5 +134,5 @@ final class StaggerPartition(spec: StaggerTaskSpec, store: StateStore, lateUs: L
 }
 
 object StaggerPartition {
-  val NoWatermark: Long = Long.MinValue
+  val NoWatermark: Long = org.apache.spark.sql.overjoin.OverjoinStateWriter.NoWatermark
 }

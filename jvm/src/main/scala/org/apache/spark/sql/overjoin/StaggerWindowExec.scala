@@ -1,13 +1,11 @@
 package org.apache.spark.sql.overjoin
 
-import org.apache.hadoop.conf.Configuration
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BindReferences, Expression, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
-import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorPartitioning, StatefulOperatorStateInfo, StateStoreWriter}
+import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorPartitioning, StatefulOperatorStateInfo}
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.{BinaryType, LongType, StructField, StructType}
 import org.apache.spark.util.CompletionIterator
@@ -35,7 +33,7 @@ case class StaggerWindowExec(
     start: Attribute,
     end: Attribute,
     stateInfo: Option[StatefulOperatorStateInfo],
-    child: SparkPlan) extends UnaryExecNode with StateStoreWriter {
+    child: SparkPlan) extends UnaryExecNode with OverjoinStateWriter {
 
   override def output: Seq[Attribute] = child.output :+ start :+ end
 
@@ -48,30 +46,10 @@ case class StaggerWindowExec(
 
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
-  private def keySchema: StructType =
-    StructType(keys.zipWithIndex.map { case (k, i) => StructField(s"key$i", k.dataType, nullable = true) })
+  override protected def stateKeys: Seq[Expression] = keys
 
-  private def valueSchema: StructType = StructType(Seq(StructField("open", LongType, nullable = false),
+  override protected def valueSchema: StructType = StructType(Seq(StructField("open", LongType, nullable = false),
     StructField("pending", LongType, nullable = false), StructField("rows", BinaryType, nullable = false)))
-
-  override def validateAndMaybeEvolveStateSchema(
-      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
-    val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, keySchema, 0, valueSchema))
-    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
-      getStateInfo, hadoopConf, schema, session.sessionState, stateSchemaVersion))
-  }
-
-  /** (late-events, eviction) watermarks in microseconds; no watermark yet is `NoWatermark`. */
-  private def watermarksMicros(): (Long, Long) =
-    StreamContext.watermarks(session, getStateInfo) match {
-      case Some((late, evict)) => (if (late > 0) late * 1000L else StaggerPartition.NoWatermark,
-        if (evict > 0) evict * 1000L else StaggerPartition.NoWatermark)
-      case None => (StaggerPartition.NoWatermark, StaggerPartition.NoWatermark)
-    }
-
-  // Rows wait for the watermark to reach their rowtime: a batch without new rows must run when it moves.
-  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
-    newInputWatermark > 0 && newInputWatermark * 1000L > watermarksMicros()._2
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // the accumulators exist on the driver before the tasks use them
