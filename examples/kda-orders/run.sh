@@ -49,6 +49,8 @@ for _ in $(seq 90); do
 done
 echo "== SHOW PUMPS"
 bl -e "SHOW PUMPS"
+echo "== the windowed join's shuffle partitions (the server's default: its cores)"
+bl -e "DESCRIBE PUMP fast_pump" | grep '^shuffle_partitions'
 echo "== fast_shipments"
 bl -e "SELECT ROWTIME, orderId, product, warehouse, orderTime FROM fast_shipments ORDER BY orderId"
 echo "== big_fast_shipments"

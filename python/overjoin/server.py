@@ -5,9 +5,9 @@ The launcher prepares the state directory (log configuration, a private copy of 
 the process that was started is the JVM: SIGTERM and SIGINT reach it directly and stop it cleanly
 (pumps first, at a batch boundary). The JVM prints one line when both ports accept connections::
 
-    overjoin server ready thrift=127.0.0.1:10000 connect=127.0.0.1:15002
+    overjoin server ready thrift=127.0.0.1:10000 connect=127.0.0.1:15002 ui=http://127.0.0.1:4040
 
-Everything else goes to ``<state-dir>/server.log``. See docs/server.md.
+(``ui=`` only while the Spark UI runs.) Everything else goes to ``<state-dir>/server.log``. See docs/server.md.
 """
 
 from __future__ import annotations
@@ -75,6 +75,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trigger-ms", type=int, default=1000, help="pumps' micro-batch interval in ms (default 1000)")
     parser.add_argument("--grace-ms", type=int, default=10000,
                         help="on stop, how long to wait for a pump's running batch to finish (default 10000)")  # fmt: skip
+    parser.add_argument("--ui-port", type=int, default=4040,
+                        help="port of the Spark UI, on 127.0.0.1 whatever --host says (default 4040; "
+                        "the next free one if taken)")
+    parser.add_argument("--no-ui", action="store_true",
+                        help="do not run the Spark UI (it has no authentication, so it never leaves loopback)")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="extra Spark setting (repeatable)")  # fmt: skip
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warn", "error"),
@@ -140,8 +145,12 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         str(jar),
         "--driver-java-options",
         java_opts,
+        # The Spark UI (pumps are on its Structured Streaming tab, by name) binds to SPARK_LOCAL_IP,
+        # set to 127.0.0.1 below: it has no authentication, so it never follows --host.
         "--conf",
-        "spark.ui.enabled=false",
+        f"spark.ui.enabled={'false' if args.no_ui else 'true'}",
+        "--conf",
+        f"spark.ui.port={args.ui_port}",
         # The driver's own RPC and block manager stay on loopback whatever --host says.
         "--conf",
         "spark.driver.bindAddress=127.0.0.1",
@@ -183,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    for name in ("thrift_port", "connect_port"):
+    for name in ("thrift_port", "connect_port", "ui_port"):
         port = getattr(args, name)
         if not 1 <= port <= 65535:
             print(f"overjoin server: --{name.replace('_', '-')} must be 1-65535", file=sys.stderr)

@@ -30,6 +30,7 @@ class Server:
     state_dir: Path
     thrift_port: int = field(default_factory=free_port)
     connect_port: int = field(default_factory=free_port)
+    ui_port: int = field(default_factory=free_port)
     extra: list[str] = field(default_factory=list)
     env: dict[str, str] | None = None
     proc: subprocess.Popen | None = None
@@ -41,6 +42,7 @@ class Server:
             "--state-dir", str(self.state_dir),
             "--thrift-port", str(self.thrift_port),
             "--connect-port", str(self.connect_port),
+            "--ui-port", str(self.ui_port),
             "--conf", "spark.sql.session.timeZone=UTC",
             "--conf", "spark.sql.shuffle.partitions=2",
             *self.extra,

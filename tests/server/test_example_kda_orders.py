@@ -21,6 +21,13 @@ def test_kda_orders_example() -> None:
     done = subprocess.run(["bash", str(RUN)], capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = done.stdout
+    # The server runs with its defaults here: a pump's shuffle partitions are its cores (local[2]),
+    # not Spark's 200, and once it has run, its checkpoint fixes the count.
+    partitions = out.split("== the windowed join's shuffle partitions", 1)[1].split("\n== ", 1)[0]
+    assert partitions.splitlines()[1:] == [
+        "shuffle_partitions\t2",
+        "shuffle_partitions_from\tthe pump's checkpoint (fixed for its life)",
+    ], partitions
     fast = out.split("== fast_shipments\n", 1)[1].split("== big_fast_shipments\n")
     assert fast[0].splitlines() == [
         "2024-05-01 09:20:00.0\t1\tpen\tnorth\t2024-05-01 09:00:00.0",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -13,7 +14,8 @@ pytestmark = pytest.mark.server
 
 
 def pumps(server: Server) -> dict[str, dict]:
-    cols = ["name", "state", "target", "idle", "rows_out", "late_rows", "watermark", "batch", "error"]
+    cols = ["name", "state", "target", "idle", "rows_out", "late_rows", "watermark", "batch", "error",
+            "last_batch_ms", "output_lag_ms"]  # fmt: skip
     return {r[0]: dict(zip(cols, r)) for r in server.query("SHOW PUMPS")}
 
 
@@ -86,9 +88,50 @@ def test_pump_outlives_its_client_and_pumps_chain(server: Server, source) -> Non
     assert state["p1"]["rows_out"] == 10 and state["p2"]["rows_out"] == 10
     assert state["p1"]["target"] == "default.s1"
     assert state["p1"]["watermark"] is not None
+    # The last batch's duration, and how long after its latest ROWTIME (10:00:09) its rows became
+    # visible: measured when they were written, so at most the time since then less than now.
+    assert isinstance(state["p2"]["last_batch_ms"], int) and state["p2"]["last_batch_ms"] > 0
+    since_rowtime_ms = (datetime.now(BASE.tzinfo) - (BASE + timedelta(seconds=9))).total_seconds() * 1000
+    assert since_rowtime_ms - 120_000 < state["p2"]["output_lag_ms"] <= since_rowtime_ms
     described = dict(server.query("DESCRIBE PUMP p2"))
     assert described["target"] == "default.s2" and described["columns"] == "doubled, id"
     assert described["query"].startswith("SELECT STREAM ROWTIME, id * 2")
+    # The server's --conf spark.sql.shuffle.partitions=2 (serverproc), kept by the checkpoint.
+    assert (described["shuffle_partitions"], described["shuffle_partitions_from"]) == (
+        "2",
+        "the pump's checkpoint (fixed for its life)",
+    )
+
+
+def test_spark_ui_shows_each_pump_by_name(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    """The Spark UI runs on loopback by default; each pump's query is named after the pump."""
+    import urllib.request
+
+    wait_until(lambda: pumps(server)["p1"]["state"] == "RUNNING", what="p1 running")
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.ui_port}/StreamingQuery/", timeout=30) as page:
+        html = page.read().decode("utf-8", "replace")
+    active = html.split("Active Streaming Queries", 1)[1].split("Completed Streaming Queries", 1)[0]
+    names = set(re.findall(r"<td>\s*([\w-]+)\s*</td>", active))
+    assert {"p1", "p2"} <= names, active[:3000]
+
+
+def test_a_pump_keeps_its_own_shuffle_partitions(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    server.execute(
+        "CREATE STREAM wide (id INT)",
+        "SET spark.sql.shuffle.partitions=3",
+        "CREATE PUMP wide_pump STOPPED AS INSERT INTO wide SELECT STREAM ROWTIME, id FROM STREAM src",
+    )
+    described = dict(server.query("DESCRIBE PUMP wide_pump"))
+    assert (described["shuffle_partitions"], described["shuffle_partitions_from"]) == ("3", "the pump's settings")
+    assert "spark.sql.shuffle.partitions=3" in described["settings"]
+    server.execute("ALTER PUMP wide_pump START")
+    wait_until(lambda: len(ids(server, "wide")) >= 10, what="wide_pump to copy src")
+    described = dict(server.query("DESCRIBE PUMP wide_pump"))
+    assert (described["shuffle_partitions"], described["shuffle_partitions_from"]) == (
+        "3",
+        "the pump's checkpoint (fixed for its life)",
+    )
+    server.execute("DROP PUMP wide_pump", "DROP STREAM wide")
 
 
 def test_two_pumps_write_one_stream(server: Server, source) -> None:  # type: ignore[no-untyped-def]

@@ -49,13 +49,14 @@ def _as_datetime(v):  # type: ignore[no-untyped-def]
 
 def test_ready_line_names_both_ports(server: Server) -> None:
     assert re.fullmatch(
-        rf"overjoin server ready thrift=127\.0\.0\.1:{server.thrift_port} connect=127\.0\.0\.1:{server.connect_port}",
+        rf"overjoin server ready thrift=127\.0\.0\.1:{server.thrift_port} connect=127\.0\.0\.1:{server.connect_port}"
+        rf" ui=http://127\.0\.0\.1:{server.ui_port}",
         server.ready_line,
     ), server.ready_line
 
 
 def test_both_ports_listen_on_loopback_only(server: Server) -> None:
-    for port in (server.thrift_port, server.connect_port):
+    for port in (server.thrift_port, server.connect_port, server.ui_port):
         addresses = listening_addresses(server.pid, port)
         assert addresses, f"nothing listens on {port}"
         assert addresses <= {"127.0.0.1", "::ffff:127.0.0.1"}, addresses

@@ -77,7 +77,12 @@ object OverjoinServer extends Logging {
         System.exit(1)
     }
     val shown = if (opts.host.contains(":")) s"[${opts.host}]" else opts.host
-    println(s"overjoin server ready thrift=$shown:${opts.thriftPort} connect=$shown:${opts.connectPort}")
+    // uiWebUrl names the machine's host name; the UI listens on SPARK_LOCAL_IP (loopback) only.
+    val ui = spark.sparkContext.uiWebUrl.flatMap(u => sys.env.get("SPARK_LOCAL_IP").map { ip =>
+      val host = if (ip.contains(":")) s"[$ip]" else ip
+      s" ui=http://$host:${new java.net.URI(u).getPort}"
+    }).getOrElse("")
+    println(s"overjoin server ready thrift=$shown:${opts.thriftPort} connect=$shown:${opts.connectPort}$ui")
     System.out.flush()
     System.err.println(s"overjoin server: state in $state, log in ${new File(state, "server.log")}")
     stopped.await()
@@ -113,6 +118,13 @@ object OverjoinServer extends Logging {
       .config("spark.connect.grpc.binding.address", opts.host)
       .config("spark.connect.grpc.binding.port", opts.connectPort.toString)
       .enableHiveSupport()
+    // The Spark UI has no authentication: it binds to SPARK_LOCAL_IP (0.0.0.0 without it), so it
+    // runs only when that is a loopback address (the launcher sets 127.0.0.1), whatever --host says.
+    val localIp = sys.env.get("SPARK_LOCAL_IP")
+    if (!localIp.exists(ServerOptions.isLoopback)) {
+      b.config("spark.ui.enabled", "false")
+      logWarning(s"the Spark UI is off: SPARK_LOCAL_IP (${localIp.getOrElse("unset")}) is not a loopback address")
+    }
     opts.token.foreach { token =>
       b.config("spark.connect.authenticate.token", token)
       b.config("hive.server2.authentication", "CUSTOM")

@@ -2,7 +2,6 @@ package io.overjoin.streams
 
 import java.io.File
 import java.util.concurrent.{Callable, ExecutionException, ExecutorService, Executors}
-import java.util.concurrent.atomic.AtomicLong
 
 import scala.collection.mutable
 
@@ -29,7 +28,9 @@ import io.overjoin.streaming.LateRows
  */
 object PumpManager extends Logging {
 
-  private final class Running(val query: StreamingQuery, val rowsOut: AtomicLong)
+  private final class Running(val query: StreamingQuery, val sink: PumpSink)
+
+  val ShufflePartitions = "spark.sql.shuffle.partitions"
 
   @volatile private var root: SparkSession = _
   @volatile private var stateDir: File = _
@@ -177,7 +178,8 @@ object PumpManager extends Logging {
   // ---- status -------------------------------------------------------------------------------
 
   final case class Status(d: PumpDefinition, state: String, idle: Boolean, rowsOut: Long, lateRows: Long,
-      watermark: String, batch: java.lang.Long, error: String)
+      watermark: String, batch: java.lang.Long, error: String, lastBatchMillis: java.lang.Long,
+      outputLagMillis: java.lang.Long)
 
   def status(): Seq[Status] = synchronized { all().map(statusOf) }
 
@@ -197,11 +199,13 @@ object PumpManager extends Logging {
     val idle = q.exists(x => x.isActive && !x.status.isDataAvailable && !x.status.isTriggerActive)
     val progress = q.flatMap(x => Option(x.lastProgress))
     Status(d, state, idle,
-      rowsOut = r.map(_.rowsOut.get).getOrElse(0L),
+      rowsOut = r.map(_.sink.rowsOut).getOrElse(0L),
       lateRows = q.map(x => LateRows.total(x.id.toString)).getOrElse(0L),
       watermark = progress.flatMap(p => Option(p.eventTime.get("watermark"))).orNull,
       batch = progress.map(p => java.lang.Long.valueOf(p.batchId)).orNull,
-      error = failure.orNull)
+      error = failure.orNull,
+      lastBatchMillis = progress.map(p => java.lang.Long.valueOf(p.batchDuration)).orNull,
+      outputLagMillis = r.flatMap(_.sink.lastLagMillis).map(java.lang.Long.valueOf).orNull)
   }
 
   // ---- queries ------------------------------------------------------------------------------
@@ -209,6 +213,10 @@ object PumpManager extends Logging {
   /** The pump's query in a session of its own, and the projection of its rows onto the target. */
   private def plan(d: PumpDefinition): (DataFrame, DataFrame => DataFrame, CatalogTable) = {
     val s = root.newSession()
+    // Sized for latency: Spark's default of 200 shuffle partitions means 200 state stores per
+    // stateful operator, each loaded and committed every micro-batch (seconds per batch on a small
+    // machine). A pump's own setting, or the server's --conf, wins; a checkpoint keeps its count.
+    s.conf.set(ShufflePartitions, defaultShufflePartitions.toString)
     d.conf.foreach { case (k, v) => s.conf.set(k, v) }
     s.catalog.setCurrentDatabase(d.database)
     val targetId = Streams.identifier(s, d.target)
@@ -225,15 +233,54 @@ object PumpManager extends Logging {
 
   private def start(d: PumpDefinition): Running = {
     val (df, project, target) = plan(d)
-    val rowsOut = new AtomicLong()
-    val sink = new PumpSink(d.name, d.filePrefix, target.location.toString, project, rowsOut)
+    val sink = new PumpSink(d.name, d.filePrefix, target.location.toString, project)
     val q = df.writeStream
       .queryName(d.name)
       .option("checkpointLocation", checkpoint(d).getAbsolutePath)
       .trigger(Trigger.ProcessingTime(triggerMillis))
       .foreachBatch(sink)
       .start()
-    new Running(q, rowsOut)
+    new Running(q, sink)
+  }
+
+  /**
+   * The shuffle partitions a pump without a setting of its own gets: the cores Spark runs tasks
+   * on (`local[N]`: N; a cluster: its executors' cores when the pump is created), at least 1.
+   */
+  def defaultShufflePartitions: Int = serverShufflePartitions.getOrElse(math.max(1, root.sparkContext.defaultParallelism))
+
+  /** `--conf spark.sql.shuffle.partitions=N` given to the server, which every pump then gets. */
+  private def serverShufflePartitions: Option[Int] =
+    root.sparkContext.getConf.getOption(ShufflePartitions).flatMap(v => scala.util.Try(v.trim.toInt).toOption)
+
+  /**
+   * The shuffle partitions a pump runs with, and where that number comes from: its checkpoint's
+   * (Spark keeps the count a checkpoint was created with for the checkpoint's life), else its own
+   * setting, else the server's default.
+   */
+  def shufflePartitions(d: PumpDefinition): (String, String) =
+    PumpManager.checkpointConf(checkpoint(d), ShufflePartitions).map(_ -> "the pump's checkpoint (fixed for its life)")
+      .orElse(d.conf.get(ShufflePartitions).map(_ -> "the pump's settings"))
+      .getOrElse(defaultShufflePartitions.toString -> (if (serverShufflePartitions.isDefined) "the server's --conf"
+        else "the server's default (the cores tasks run on)"))
+
+  /** A SQL setting recorded in the latest offset log entry of a checkpoint, if there is one. */
+  private[streams] def checkpointConf(dir: File, key: String): Option[String] = {
+    val logs = Option(new File(dir, "offsets").listFiles()).toSeq.flatten
+      .filter(f => f.isFile && f.getName.forall(_.isDigit))
+    if (logs.isEmpty) None
+    else {
+      val latest = logs.maxBy(_.getName.toLong)
+      val src = scala.io.Source.fromFile(latest, "UTF-8")
+      val lines = try src.getLines().toList finally src.close()
+      // Line 1 is the log's version, line 2 the batch's metadata (watermark, timestamp, conf).
+      lines.lift(1).flatMap { json =>
+        scala.util.Try {
+          val node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
+          Option(node.path("conf").get(key)).map(_.asText())
+        }.toOption.flatten
+      }
+    }
   }
 
   /**

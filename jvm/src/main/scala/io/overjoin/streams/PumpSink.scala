@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLong
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.functions.{col, count, lit, max}
 import org.apache.spark.storage.StorageLevel
 
 /**
@@ -23,8 +24,20 @@ final class PumpSink(
     pump: String,
     filePrefix: String,
     location: String,
-    project: DataFrame => DataFrame,
-    rowsOut: AtomicLong) extends ((DataFrame, Long) => Unit) with Logging with Serializable {
+    project: DataFrame => DataFrame) extends ((DataFrame, Long) => Unit) with Logging with Serializable {
+
+  private val written = new AtomicLong()
+  @volatile private var lag: Option[Long] = None
+
+  /** Rows this sink has written since the pump started. */
+  def rowsOut: Long = written.get
+
+  /**
+   * For the last batch that wrote rows: the milliseconds from its latest ROWTIME to the moment its
+   * rows became visible in the target. When ROWTIME is the rows' arrival (KDA's default for a
+   * source stream), this is the pump's input-to-output delay; otherwise its event-time lag.
+   */
+  def lastLagMillis: Option[Long] = lag
 
   override def apply(batch: DataFrame, batchId: Long): Unit = {
     val session = batch.sparkSession
@@ -37,7 +50,9 @@ final class PumpSink(
     }
     val rows = project(batch).persist(StorageLevel.MEMORY_AND_DISK)
     try {
-      val n = rows.count()
+      // One job counts the rows and finds their latest ROWTIME (the target's last column).
+      val stats = rows.agg(count(lit(1)), max(col(Streams.Rowtime))).head()
+      val n = stats.getLong(0)
       if (n > 0) {
         val staging = new Path(new Path(dir, "_staging"), s"$filePrefix$batchId")
         fs.delete(staging, true)
@@ -47,8 +62,11 @@ final class PumpSink(
         if (!fs.rename(parts.head, target)) throw new IllegalStateException(s"pump $pump: cannot rename ${parts.head} to $target")
         PumpSink.crashPoint(pump, batchId)
         fs.delete(staging, true)
-        rowsOut.addAndGet(n)
-        logInfo(s"pump $pump: batch $batchId wrote $n rows to $target")
+        written.addAndGet(n)
+        val visible = System.currentTimeMillis()
+        lag = Option(stats.getTimestamp(1)).map(t => visible - t.getTime)
+        logInfo(s"pump $pump: batch $batchId wrote $n rows to $target" +
+          lag.map(l => s" ($l ms after their latest ROWTIME)").getOrElse(""))
       }
     } finally rows.unpersist()
   }

@@ -201,10 +201,11 @@ case class DropPumpCommand(name: String, ifExists: Boolean) extends LeafRunnable
 case class ShowPumpsCommand() extends LeafRunnableCommand {
   override val output: Seq[Attribute] = Seq(Cols.string("name"), Cols.string("state"), Cols.string("target"),
     Cols.bool("idle"), Cols.long("rows_out"), Cols.long("late_rows"), Cols.string("watermark"),
-    Cols.long("batch"), Cols.string("error"))
+    Cols.long("batch"), Cols.string("error"), Cols.long("last_batch_ms"), Cols.long("output_lag_ms"))
 
   override def run(session: SparkSession): Seq[Row] = PumpManager.status().map { s =>
-    Row(s.d.name, s.state, s.d.target, s.idle, s.rowsOut, s.lateRows, s.watermark, s.batch, s.error)
+    Row(s.d.name, s.state, s.d.target, s.idle, s.rowsOut, s.lateRows, s.watermark, s.batch, s.error,
+      s.lastBatchMillis, s.outputLagMillis)
   }
 }
 
@@ -214,12 +215,16 @@ case class DescribePumpCommand(name: String) extends LeafRunnableCommand {
 
   override def run(session: SparkSession): Seq[Row] = {
     val s = PumpManager.status(name)
+    val (partitions, from) = PumpManager.shufflePartitions(s.d)
     Seq(
       "name" -> s.d.name, "state" -> s.state, "target" -> s.d.target,
       "columns" -> s.d.columns.mkString(", "), "query" -> s.d.query, "database" -> s.d.database,
       "generation" -> s.d.generation.toString, "idle" -> s.idle.toString, "rows_out" -> s.rowsOut.toString,
       "late_rows" -> s.lateRows.toString, "watermark" -> s.watermark,
       "batch" -> Option(s.batch).map(_.toString).orNull, "error" -> s.error,
+      "last_batch_ms" -> Option(s.lastBatchMillis).map(_.toString).orNull,
+      "output_lag_ms" -> Option(s.outputLagMillis).map(_.toString).orNull,
+      "shuffle_partitions" -> partitions, "shuffle_partitions_from" -> from,
       "settings" -> s.d.conf.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", ")
     ).map { case (k, v) => Row(k, v) }
   }
