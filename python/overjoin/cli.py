@@ -100,8 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve SQL over Thrift/JDBC and Spark Connect, with streams and pumps",
         description="Start one JVM serving HiveServer2 Thrift (beeline, JDBC, PyHive) and Spark "
         "Connect with overjoin loaded; it owns the pumps (CREATE PUMP) and keeps its state in "
-        "--state-dir. Prints `overjoin server ready thrift=HOST:PORT connect=HOST:PORT ui=URL` when both "
-        "ports accept connections (the Spark UI, on 127.0.0.1, unless --no-ui); stops cleanly on SIGTERM or SIGINT. See docs/server.md.",
+        "--state-dir. Prints `overjoin server ready thrift=HOST:PORT connect=HOST:PORT ui=URL` "
+        "when both ports accept connections (the Spark UI, on 127.0.0.1, unless --no-ui); "
+        "stops cleanly on SIGTERM or SIGINT. See docs/server.md.",
     )
     _server_arguments(server)
     server.set_defaults(func=_cmd_server)

@@ -75,11 +75,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trigger-ms", type=int, default=1000, help="pumps' micro-batch interval in ms (default 1000)")
     parser.add_argument("--grace-ms", type=int, default=10000,
                         help="on stop, how long to wait for a pump's running batch to finish (default 10000)")  # fmt: skip
-    parser.add_argument("--ui-port", type=int, default=4040,
-                        help="port of the Spark UI, on 127.0.0.1 whatever --host says (default 4040; "
-                        "the next free one if taken)")
-    parser.add_argument("--no-ui", action="store_true",
-                        help="do not run the Spark UI (it has no authentication, so it never leaves loopback)")
+    parser.add_argument(
+        "--ui-port",
+        type=int,
+        default=4040,
+        help="port of the Spark UI, on 127.0.0.1 whatever --host says (default 4040; the next free one if taken)",
+    )
+    parser.add_argument(
+        "--no-ui",
+        action="store_true",
+        help="do not run the Spark UI (it has no authentication, so it never leaves loopback)",
+    )
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="extra Spark setting (repeatable)")  # fmt: skip
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warn", "error"),

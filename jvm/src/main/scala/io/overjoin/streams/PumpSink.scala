@@ -4,9 +4,8 @@ import java.util.concurrent.atomic.AtomicLong
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.{DataFrame, Observation}
 import org.apache.spark.sql.functions.{col, count, lit, max}
-import org.apache.spark.storage.StorageLevel
 
 /**
  * Where a pump's micro-batches go: one parquet file per non-empty batch, named after the pump, its
@@ -48,31 +47,37 @@ final class PumpSink(
       logInfo(s"pump $pump: batch $batchId is already in $target")
       return
     }
-    val rows = project(batch).persist(StorageLevel.MEMORY_AND_DISK)
-    try {
-      // One job counts the rows and finds their latest ROWTIME (the target's last column).
-      val stats = rows.agg(count(lit(1)), max(col(Streams.Rowtime))).head()
-      val n = stats.getLong(0)
-      if (n > 0) {
-        val staging = new Path(new Path(dir, "_staging"), s"$filePrefix$batchId")
-        fs.delete(staging, true)
-        rows.coalesce(1).write.mode("overwrite").parquet(staging.toString)
-        val parts = fs.listStatus(staging).map(_.getPath).filter(p => p.getName.startsWith("part-"))
-        if (parts.length != 1) throw new IllegalStateException(s"pump $pump: expected one file in $staging, found ${parts.length}")
-        if (!fs.rename(parts.head, target)) throw new IllegalStateException(s"pump $pump: cannot rename ${parts.head} to $target")
-        PumpSink.crashPoint(pump, batchId)
-        fs.delete(staging, true)
-        written.addAndGet(n)
-        val visible = System.currentTimeMillis()
-        lag = Option(stats.getTimestamp(1)).map(t => visible - t.getTime)
-        logInfo(s"pump $pump: batch $batchId wrote $n rows to $target" +
-          lag.map(l => s" ($l ms after their latest ROWTIME)").getOrElse(""))
-      }
-    } finally rows.unpersist()
+    // One job: the rows are written, and counted and their latest ROWTIME (the target's last
+    // column) found on the way (an observation), not in a job of their own over a cached copy.
+    val stats = Observation(s"pump-$pump-$batchId")
+    val rows = project(batch).observe(stats, count(lit(1)).as("n"), max(col(Streams.Rowtime)).as("latest"))
+    val staging = new Path(new Path(dir, "_staging"), s"$filePrefix$batchId")
+    fs.delete(staging, true)
+    rows.coalesce(1).write.mode("overwrite").parquet(staging.toString)
+    val observed = stats.get
+    val n = observed.get("n").map(_.asInstanceOf[Long]).getOrElse(0L)
+    if (n > 0) {
+      val parts = fs.listStatus(staging).map(_.getPath).filter(p => p.getName.startsWith("part-"))
+      if (parts.length != 1) throw new IllegalStateException(s"pump $pump: expected one file in $staging, found ${parts.length}")
+      if (!fs.rename(parts.head, target)) throw new IllegalStateException(s"pump $pump: cannot rename ${parts.head} to $target")
+      PumpSink.crashPoint(pump, batchId)
+      written.addAndGet(n)
+      val visible = System.currentTimeMillis()
+      lag = observed.get("latest").flatMap(PumpSink.epochMillis).map(visible - _)
+      logInfo(s"pump $pump: batch $batchId wrote $n rows to $target" +
+        lag.map(l => s" ($l ms after their latest ROWTIME)").getOrElse(""))
+    }
+    fs.delete(staging, true)
   }
 }
 
 object PumpSink {
+  private def epochMillis(v: Any): Option[Long] = v match {
+    case t: java.sql.Timestamp => Some(t.getTime)
+    case i: java.time.Instant => Some(i.toEpochMilli)
+    case _ => None
+  }
+
   /**
    * Fault injection for the exactly-once tests: with `OVERJOIN_TEST_HALT_AFTER_RENAME=pump:batch`
    * in the server's environment, the JVM halts (as under kill -9) right after that batch's file is

@@ -1,0 +1,39 @@
+"""The `overjoin server` launcher's spark-submit command: what it turns on and where it binds."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from overjoin.server import add_arguments, build_command
+
+pytestmark = pytest.mark.server
+
+
+def command_for(*argv: str) -> tuple[list[str], dict[str, str]]:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return build_command(parser.parse_args(list(argv)))
+
+
+def confs(cmd: list[str]) -> dict[str, str]:
+    pairs = [cmd[i + 1] for i, arg in enumerate(cmd) if arg == "--conf"]
+    return dict(p.split("=", 1) for p in pairs)
+
+
+def test_the_spark_ui_is_on_and_on_loopback_whatever_host_says(tmp_path: Path) -> None:
+    cmd, env = command_for("--state-dir", str(tmp_path / "s"), "--host", "0.0.0.0", "--ui-port", "4999")
+    assert confs(cmd)["spark.ui.enabled"] == "true"
+    assert confs(cmd)["spark.ui.port"] == "4999"
+    # Spark's UI binds to SPARK_LOCAL_IP; the driver's own ports stay on loopback too.
+    assert env["SPARK_LOCAL_IP"] == "127.0.0.1"
+    assert confs(cmd)["spark.driver.bindAddress"] == "127.0.0.1"
+    assert cmd[cmd.index("--host") + 1] == "0.0.0.0"
+
+
+def test_no_ui_turns_it_off_and_conf_comes_after_the_defaults(tmp_path: Path) -> None:
+    cmd, _ = command_for("--state-dir", str(tmp_path / "s"), "--no-ui", "--conf", "spark.sql.shuffle.partitions=8")
+    assert confs(cmd)["spark.ui.enabled"] == "false"
+    assert confs(cmd)["spark.sql.shuffle.partitions"] == "8"
