@@ -296,8 +296,7 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
         [(r["k"], r["ts"], r["w"]) for r in ys], "k string, ts timestamp, w int"
     ).createOrReplaceTempView(f"ray_t{tag}")
     replay = sorted(tuple(r) for r in spark.sql(sql.format(x=f"rax_t{tag}", y=f"ray_t{tag}")).collect())
-    if op == ">=":
-        replay = [r for r in replay if r[2] is not None or any(x["v"] == r[1] and x["k"] is None for x in xs)]
+    assert replay == _asof_model(xs, ys, op, None)
 
     folders = {name: tmp_path / name for name in ("x", "y")}
     for folder in folders.values():
@@ -343,7 +342,27 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
     finally:
         query.stop()
     stream = sorted(tuple(r) for r in spark.read.parquet(out).collect() if r.v != -1)
-    assert stream == replay
+    # The flush rows move the watermark to 05:00, past every row of the data: the model's rows
+    # emitted by then (looking forward, no NULL row for an x whose key has no later y, §6).
+    expected = _asof_model(xs, ys, op, base + dt.timedelta(hours=5))
+    assert any(r[2] is None for r in expected) and any(r[2] is not None for r in expected)
+    assert stream == expected
+
+
+def _asof_model(xs: list[dict[str, Any]], ys: list[dict[str, Any]], op: str, watermark: Any) -> list[tuple[Any, ...]]:
+    """The reference model's ``(ROWTIME, x.v, y.w)`` of ``x ASOF LEFT JOIN y ON x.k = y.k AND
+    y.ts op x.ts`` (docs/semantics.md §6): all of it (replay) when ``watermark`` is None, else what
+    a stream has emitted once its watermark is there."""
+    from tests.reference_model import Input, asof, asof_streamed, sort_key
+
+    x, y = Input("x", xs, "ts"), Input("y", ys, "ts")
+    out = (
+        asof(x, y, [("k", "k")], op, "LEFT")
+        if watermark is None
+        else asof_streamed(x, y, [("k", "k")], op, "LEFT", watermark=watermark)
+    )
+    rows = [(o.rowtime, o.rows["x"]["v"], None if o.rows["y"] is None else o.rows["y"]["w"]) for o in out]  # type: ignore[index]
+    return sorted(rows, key=sort_key)
 
 
 def _asof_data(op: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, list[dict[str, Any]]]]]:
@@ -401,7 +420,10 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
         sql = "SELECT ROWTIME, x.v, y.w FROM {x} x ASOF LEFT JOIN {y} y ON x.k = y.k AND y.ts <= x.ts"
         spark.createDataFrame([(r["k"], r["ts"], r["v"]) for r in xs], schemas["x"]).createOrReplaceTempView("k9x_t")
         spark.createDataFrame([(r["k"], r["ts"], r["w"]) for r in ys], schemas["y"]).createOrReplaceTempView("k9y_t")
-        expected = sorted(tuple(r) for r in spark.sql(sql.format(x="k9x_t", y="k9y_t")).collect())
+        replay = sorted(tuple(r) for r in spark.sql(sql.format(x="k9x_t", y="k9y_t")).collect())
+        # Looking back, every x of the data is emitted once the flush rows pass it: all of the model.
+        expected = _asof_model(xs, ys, "<=", None)
+        assert replay == expected
         assert any(r[2] is None for r in expected) and any(r[2] is not None for r in expected)
     elif kind == "sliding":
         from tests.spark.test_sliding_windows import restart_case
