@@ -9,6 +9,7 @@ generated input comes from its seed alone (``random.Random(seed)``), and a failu
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 
 
 def soak_factor() -> int:
@@ -22,3 +23,28 @@ def soak_factor() -> int:
 def count(variable: str, default: int) -> int:
     """The number of seeds of a test: ``$variable`` if set, else ``default``, times the soak factor."""
     return int(os.environ.get(variable, str(default))) * soak_factor()
+
+
+def covering(
+    candidates: Iterable[int],
+    how_many: int,
+    features: Callable[[int], set[str]],
+    wanted: set[str],
+    usable: Callable[[int], bool] = lambda _: True,
+) -> list[int]:
+    """``how_many`` seeds from ``candidates`` (in order) that are ``usable`` (e.g. a case with some
+    output) and, between them, have every feature in ``wanted`` (e.g. every join type), as far as
+    ``how_many`` allows: a seed that brings no missing feature is taken only while there are more
+    places left than features missing. Deterministic: the same seeds for the same arguments."""
+    chosen: list[int] = []
+    missing = set(wanted)
+    for seed in candidates:
+        if len(chosen) >= how_many:
+            break
+        if not usable(seed):
+            continue
+        new = features(seed) & missing
+        if new or how_many - len(chosen) > len(missing):
+            chosen.append(seed)
+            missing -= new
+    return chosen
