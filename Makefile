@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 SOURCES := python tests bench build_backend
 
-.PHONY: help demo test install jar bench dev unit lint fmt types check clean
+.PHONY: help demo test soak install jar bench dev unit lint fmt types check clean
 
 ## help: list the targets.
 help:
@@ -31,6 +31,12 @@ demo: $(PY)
 ## test: install with test extras and run the whole suite (the README's test command).
 test: install
 	$(PY) -m pytest
+
+## soak: the seeded tests (differential, ROWS, restart, fuzz, ASOF oracle) with 8x their seeds; hours, not in CI.
+soak: install
+	OVERJOIN_SOAK=8 $(PY) -m pytest -q tests/spark/test_differential.py tests/spark/test_rows_windows.py \
+		tests/spark/test_rows_streams.py tests/spark/test_rows_chains.py tests/spark/test_restart.py \
+		tests/spark/test_fuzz.py tests/unit/test_fuzz_validator.py tests/oracles
 
 ## jar: compile the JVM extension into python/overjoin/jars/ (needs pyspark in the venv).
 jar: $(PY)

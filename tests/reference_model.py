@@ -1,4 +1,4 @@
-"""A small, deliberately naive model of docs/semantics.md §1-4, for differential tests.
+"""A small, deliberately naive model of docs/semantics.md (§1-4, §6, §11-13), for differential tests.
 
 Everything here is pure Python and written to be checked line by line against the contract; it
 tries every pair of rows and never optimises. Each rule carries the docs/semantics.md section it
@@ -39,6 +39,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 __all__ = [
+    "ASOF_OPS",
     "CURRENT_ROW",
     "Condition",
     "Env",
@@ -51,6 +52,8 @@ __all__ = [
     "Window",
     "and_",
     "as_tuples",
+    "asof",
+    "asof_streamed",
     "col",
     "equi",
     "evaluate",
@@ -314,6 +317,105 @@ def evaluate(inputs: Sequence[Input], joins: Sequence[Join]) -> list[Out]:
         partials = joined
 
     return [Out(r.rowtime, r.rows) for r in partials]
+
+
+# ------------------------------------------------------------------------------------------------
+# §6: ASOF joins
+
+ASOF_OPS = ("<=", "<", ">=", ">")
+
+
+def _asof_allowed(op: str, yt: datetime, xt: datetime) -> bool:
+    """``y.t op x.t``."""
+    return {"<=": yt <= xt, "<": yt < xt, ">=": yt >= xt, ">": yt > xt}[op]
+
+
+def asof(
+    x: Input,
+    y: Input,
+    keys: Sequence[tuple[str, str]],
+    op: str,
+    kind: str = "INNER",
+    *,
+    x_time: str | None = None,
+    y_time: str | None = None,
+) -> list[Out]:
+    """``X ASOF [LEFT] JOIN Y ON x.k1 = y.k1 AND ... AND y.t op x.t`` (docs/semantics.md §6), over
+    inputs whose rows are all there (replay; a stream with an unchanging table).
+
+    ``keys`` are ``(x column, y column)`` equalities, ``op`` one of ``<=``, ``<``, ``>=``, ``>``
+    written as ``y.t op x.t``; ``x_time``/``y_time`` name the columns of the inequality (default:
+    each input's rowtime, §6's Decision for inputs with no declared rowtime). For each ``x``, in
+    arrival order: of the ``y`` with every equality true (SQL: a NULL key never is) and ``y.t op
+    x.t`` true (a NULL time never is), the one whose ``y.t`` is the closest to ``x.t`` (looking
+    back, ``<=``/``<``: the largest; forward, ``>=``/``>``: the smallest); ties on ``y.t`` go to the
+    latest arrival (the later row of ``y.rows``). ``LEFT`` keeps an ``x`` with no such ``y`` with
+    ``None``. ``ROWTIME = x``'s rowtime; an ``x`` whose rowtime is NULL is in no window (§1) and gives
+    no row, not even a NULL-padded one.
+    """
+    if op not in ASOF_OPS:
+        raise ValueError(f"an ASOF inequality is one of {ASOF_OPS}, not {op!r}")
+    if kind not in ("INNER", "LEFT"):
+        raise ValueError(f"an ASOF join is INNER or LEFT, not {kind!r}")
+    if not keys:
+        raise ValueError("an ASOF join needs at least one equality (OJ118)")
+    xt_col, yt_col = x_time or x.rowtime, y_time or y.rowtime
+    backward = op in ("<=", "<")
+    out: list[Out] = []
+    for xr in x.rows:
+        if xr[x.rowtime] is None:
+            continue
+        xt = xr[xt_col]
+        best: tuple[datetime, int] | None = None  # (y.t, arrival) of the closest y so far
+        for arrival, yr in enumerate(y.rows):
+            yt = yr[yt_col]
+            if xt is None or yt is None or and_(*(sql_eq(xr[a], yr[b]) for a, b in keys)) is not True:
+                continue
+            if not _asof_allowed(op, yt, xt):
+                continue
+            closer = best is None or (yt > best[0] if backward else yt < best[0])
+            if closer or (best is not None and yt == best[0]):  # a tie: the later arrival wins
+                best = (yt, arrival)
+        if best is not None:
+            out.append(Out(xr[x.rowtime], {x.name: xr, y.name: y.rows[best[1]]}))
+        elif kind == "LEFT":
+            out.append(Out(xr[x.rowtime], {x.name: xr, y.name: None}))
+    return out
+
+
+def asof_streamed(
+    x: Input,
+    y: Input,
+    keys: Sequence[tuple[str, str]],
+    op: str,
+    kind: str = "INNER",
+    *,
+    watermark: datetime,
+) -> list[Out]:
+    """The rows an ASOF join of two streams has emitted once its watermark is at ``watermark``
+    (docs/semantics.md §6), for rows that all arrived on time (none late) in ``x.rows``/``y.rows``
+    order, the inequality being on both rowtimes.
+
+    Each ``x`` gets :func:`asof`'s answer, emitted once no ``y`` that can still arrive (every such
+    ``y`` has ``y.t > watermark``) could beat it: looking back (``<=``, ``<``) once ``watermark >=
+    x.t``; forward (``>=``, ``>``) once ``watermark >=`` the chosen ``y.t``. An ``x`` with a NULL
+    key meets no ``y`` and is answered at once (``LEFT``: with NULLs). **§6's Decision:** an ``ASOF
+    LEFT`` that looks forward never emits the NULL row of an ``x`` (non-NULL keys) with no ``y``: a
+    later ``y`` of its key can always still come.
+    """
+    backward = op in ("<=", "<")
+    emitted: list[Out] = []
+    for o in asof(x, y, keys, op, kind):
+        xr, yr = o.rows[x.name], o.rows[y.name]
+        assert xr is not None
+        if any(xr[a] is None for a, _ in keys):
+            emitted.append(o)
+        elif backward:
+            if watermark >= xr[x.rowtime]:
+                emitted.append(o)
+        elif yr is not None and watermark >= yr[y.rowtime]:
+            emitted.append(o)
+    return emitted
 
 
 # ------------------------------------------------------------------------------------------------

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import random
-import time
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +12,29 @@ from tests.server.serverproc import Server, free_port, wait_until
 pytestmark = pytest.mark.server
 
 KILLS = 2
+ATTEMPTS = 8  # kills tried in all before giving up on landing KILLS of them in flight
+
+
+def _log_ids(checkpoint: Path, log: str) -> set[int]:
+    path = checkpoint / log
+    return {int(p.name) for p in path.iterdir() if p.name.isdigit()} if path.exists() else set()
+
+
+def in_flight(server: Server) -> dict[str, int]:
+    """Each pump checkpoint (``<state>/checkpoints/<pump>``) with a batch planned (in its offset
+    log) but not committed: that batch, a micro-batch in flight (or, the server dead, cut short)."""
+    found = {}
+    for checkpoint in sorted((server.state_dir / "checkpoints").glob("*")):
+        pending = _log_ids(checkpoint, "offsets") - _log_ids(checkpoint, "commits")
+        if pending:
+            found[checkpoint.name] = max(pending)
+    return found
+
+
+def caught_up(server: Server, pumps: int) -> bool:
+    """Every pump checkpoint (``pumps`` of them) has committed every batch it planned."""
+    checkpoints = list((server.state_dir / "checkpoints").glob("*"))
+    return len(checkpoints) >= pumps and not in_flight(server)
 
 
 def test_kill_9_and_restart_lose_and_duplicate_nothing(server: Server) -> None:
@@ -31,11 +53,23 @@ def test_kill_9_and_restart_lose_and_duplicate_nothing(server: Server) -> None:
     )
     feeder = Feeder(folder, per_file=20, every=0.3)
     feeder.start()
-    rng = random.Random(10)
+    landed: list[dict[str, int]] = []
+    attempts = 0
     try:
-        for _ in range(KILLS):
-            time.sleep(rng.uniform(6, 12))
-            server.kill()  # kill -9: no shutdown hook, batches in flight
+        while len(landed) < KILLS:
+            attempts += 1
+            assert attempts <= ATTEMPTS, f"only {len(landed)} of {ATTEMPTS} kills landed while a batch was in flight"
+            # Rows flow through every pump first (s3 has rows past the last kill's), then the kill
+            # waits for a batch in flight.
+            floor = len(server.query("SELECT id FROM s3"))
+            wait_until(lambda n=floor: len(server.query("SELECT id FROM s3")) > n, timeout=120, what="s3 to grow")
+            wait_until(lambda: in_flight(server), timeout=60, every=0.005, what="a batch in flight")
+            server.kill()  # kill -9: no shutdown hook
+            # The server is dead: its checkpoints show what it left. A batch has offsets and no
+            # commit iff the kill landed in flight (it may have committed after the look).
+            cut = in_flight(server)
+            if cut:
+                landed.append(cut)
             server.thrift_port, server.connect_port = free_port(), free_port()
             server.start()
     finally:
@@ -47,11 +81,17 @@ def test_kill_9_and_restart_lose_and_duplicate_nothing(server: Server) -> None:
     def ids(stream: str) -> list[int]:
         return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
 
-    wait_until(lambda: len(ids("s3")) >= len(want2), timeout=300, every=2, what="s3 to catch up")
-    time.sleep(3)  # anything duplicated late would show now
+    # Processed everything: every row has reached s3, and every pump has committed every batch it
+    # planned (a duplicate from a replayed batch would be in by then).
+    wait_until(
+        lambda: len(ids("s3")) >= len(want2) and caught_up(server, 4),
+        timeout=300,
+        every=1,
+        what="every pump to catch up",
+    )
     assert ids("s1") == want
     assert ids("s2") == want2
-    assert ids("s3") == want2
+    assert ids("s3") == want2, f"kills landed in flight in {landed}"
     state = {r[0]: r[1] for r in server.query("SHOW PUMPS")}
     assert state == {"p1": "RUNNING", "p2": "RUNNING", "p3": "RUNNING", "p4": "RUNNING"}
 
@@ -83,7 +123,10 @@ def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) 
     server.thrift_port, server.connect_port = free_port(), free_port()
     server.start()
     write_rows(folder, "c", [row(i) for i in range(12, 15)])
-    wait_until(lambda: len(server.query("SELECT id FROM hout")) >= 15, what="the rows after the replay")
-    time.sleep(3)
+    # Processed everything: the rows are in and hx has committed every batch it planned.
+    wait_until(
+        lambda: len(server.query("SELECT id FROM hout")) >= 15 and caught_up(server, 1),
+        what="the rows after the replay",
+    )
     assert [r[0] for r in server.query("SELECT id FROM hout ORDER BY id")] == list(range(15))
     assert "batch 1 is already in" in (server.state_dir / "server.log").read_text(errors="replace")

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import re
 
+# The clients of the server are test dependencies (pyproject's test extra): missing, these tests
+# fail at import rather than skip.
+import grpc  # noqa: F401
+import pyhive.hive  # noqa: F401
 import pytest
 
 from tests.server.serverproc import Server, beeline_rows
@@ -15,7 +20,6 @@ TOKEN = "s3cret-t0ken"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):  # type: ignore[no-untyped-def]
-    pytest.importorskip("pyhive")
     base = tmp_path_factory.mktemp("auth")
     token_file = base / "token"
     token_file.write_text(TOKEN + "\n")
@@ -44,10 +48,13 @@ def test_beeline_with_the_token(server: Server, tmp_path) -> None:
     assert beeline_rows(done.stdout) == ["ok"]
     refused = server.beeline(sql, "-n", "someone", "-p", "nope")
     assert refused.returncode != 0
+    # Refused at login: the server's authentication error, and the statement never ran.
+    out = refused.stderr + refused.stdout
+    assert re.search(r"(?i)error validating the login|authentication", out), out
+    assert beeline_rows(refused.stdout) == []
 
 
 def test_connect_needs_the_token(server: Server) -> None:
-    pytest.importorskip("grpc")
     from pyspark.sql import SparkSession
 
     # With a token, pyspark's client uses TLS unless the host is literally `localhost`.

@@ -9,6 +9,9 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException, ParseException
 
+from tests.reference_model import ASOF_OPS as OPS
+from tests.reference_model import Input, asof, asof_streamed, sort_key
+
 
 def t(hhmm: str) -> dt.datetime:
     h, m = hhmm.split(":")
@@ -120,43 +123,79 @@ def test_asof_of_a_table_with_a_stream_is_refused_before_it_starts(spark, tmp_pa
         spark.sql("SELECT * FROM asof_tx x ASOF JOIN asof_sy y ON x.k = y.k AND y.ts <= x.ts")
 
 
+def _model(xs, ys, op: str, kind: str) -> list[tuple[Any, ...]]:
+    """The reference model's (ROWTIME, x.v, y.w) for ``x ASOF [LEFT] JOIN y ON x.k = y.k AND y.ts
+    op x.ts`` over rows in arrival order (docs/semantics.md §6; tests/reference_model.py)."""
+    out = asof(Input("x", xs, "ts"), Input("y", ys, "ts"), [("k", "k")], op, kind)
+    return sorted(_tuples(out), key=sort_key)
+
+
+def _tuples(out) -> list[tuple[Any, ...]]:
+    return [(o.rowtime, o.rows["x"]["v"], None if o.rows["y"] is None else o.rows["y"]["w"]) for o in out]
+
+
+# A seed per (op, join type) of the stream-with-table test, fixed so that a failure can be rerun.
+TABLE_SEEDS = {(op, kind): 400 + 2 * i + (kind == "LEFT ") for i, op in enumerate(OPS) for kind in ("", "LEFT ")}
+
+
 @pytest.mark.streaming
 @pytest.mark.parametrize("kind", ["", "LEFT "])
-@pytest.mark.parametrize("op", ["<=", "<", ">=", ">"])
-def test_asof_of_a_stream_with_a_table_matches_replay(spark, op, kind):
+@pytest.mark.parametrize("op", OPS)
+def test_asof_of_a_stream_with_a_table_matches_the_model(spark, op, kind):
     """Each stream row is answered from the table as the micro-batch reads it (docs/semantics.md
-    §5-6): with a table that does not change, the rows of replay, each once, in the batch that
-    brings the row. Generated rows, NULL keys and ties on the table's time included."""
+    §5-6): with a table that does not change, the reference model's rows, each once, in the batch
+    that brings the row; replay gives the same rows. Generated rows, NULL keys, NULL times and
+    ties on the table's time included (ties go to the later row of the table)."""
     import random
 
     from tests.spark.streams import make_stream, run_stream
 
-    rng = random.Random(hash((op, kind)) % 1000)
+    seed = TABLE_SEEDS[(op, kind)]
+    rng = random.Random(seed)
     base = t("09:00")
     keys = ["A", "B", None]
     xs: list[dict[str, Any]] = sorted(
         ({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 60)), "v": i} for i in range(30)),
         key=lambda r: r["ts"],
     )
-    ys = [(rng.choice(keys), base + dt.timedelta(seconds=rng.randint(0, 60)), 100 + n) for n in range(25)]
+    ys = [
+        {"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 60)), "w": 100 + n} for n in range(25)
+    ]
+    # Ties on the table's time, each with an earlier row of the same key and time: the later wins.
+    ys += [{**rng.choice([y for y in ys if y["k"] is not None]), "w": 200 + n} for n in range(4)]
+    # NULL times: a stream row without rowtime is in no window, never emitted, not even by LEFT
+    # (docs/semantics.md §1); a table row without one never compares true.
+    xs.insert(rng.randint(0, len(xs)), {"k": "A", "ts": None, "v": 30})
+    ys.insert(rng.randint(0, len(ys)), {"k": "A", "ts": None, "w": 300})
+    expected = _model(xs, ys, op, "LEFT" if kind else "INNER")
+    why = f"seed {seed}, y.ts {op} x.ts, {kind or 'INNER '}ASOF"
+    # The cases hold what they are meant to: matched rows, ties among the chosen y's times, and
+    # for LEFT rows without a match.
+    assert any(r[2] is not None for r in expected), why
+    assert any(r[2] is not None and r[2] >= 200 for r in expected), why
+    if kind:
+        assert any(r[2] is None for r in expected), why
     suffix = f"_{'lt' if '<' in op else 'gt'}{'e' if '=' in op else ''}{'l' if kind else 'i'}"
     sql = "SELECT ROWTIME, x.v, y.w FROM {x} x ASOF " + kind + "JOIN {y} y ON x.k = y.k AND y.ts " + op + " x.ts"
     # One partition: "ties go to the later row of the table" needs the table's order.
-    spark.createDataFrame(ys, "k string, ts timestamp, w int").coalesce(1).createOrReplaceTempView("asof_ty" + suffix)
+    spark.createDataFrame([(r["k"], r["ts"], r["w"]) for r in ys], "k string, ts timestamp, w int").coalesce(
+        1
+    ).createOrReplaceTempView("asof_ty" + suffix)
     spark.createDataFrame(
         [(r["k"], r["ts"], r["v"]) for r in xs], "k string, ts timestamp, v int"
     ).createOrReplaceTempView("asof_tx" + suffix)
     replay = sorted(tuple(r) for r in spark.sql(sql.format(x="asof_tx" + suffix, y="asof_ty" + suffix)).collect())
-    assert any(r[2] is not None for r in replay)
+    assert replay == expected, why
 
     inputs = {"asof_sx" + suffix: make_stream(spark, "asof_sx" + suffix, "k string, ts timestamp, v int")}
-    batches = [{"asof_sx" + suffix: xs[i : i + 10]} for i in range(0, 30, 10)]
+    batches = [{"asof_sx" + suffix: xs[i : i + 11]} for i in range(0, 31, 11)]
     run = run_stream(spark, sql.format(x="asof_sx" + suffix, y="asof_ty" + suffix), batches, inputs)
-    assert sorted(tuple(r) for r in run.rows) == replay
-    # Stateless: every row is answered in the batch that brings it (LEFT: every row of it).
-    for fed, out in zip(batches, run.batches):
-        sent, got = {r["v"] for r in fed["asof_sx" + suffix]}, {r.v for r in out}
-        assert got == sent if kind else got <= sent
+    # Stateless: every row is answered in the batch that brings it, with the model's answer.
+    for n, (fed, out) in enumerate(zip(batches, run.batches)):
+        sent = {r["v"] for r in fed["asof_sx" + suffix]}
+        assert sorted((tuple(r) for r in out), key=sort_key) == [r for r in expected if r[1] in sent], (
+            f"{why}, batch {n}"
+        )
 
 
 @pytest.mark.streaming
@@ -190,16 +229,21 @@ def test_asof_join_of_two_streams_emits_each_row_once_the_watermark_rules_out_a_
     run = run_stream(spark, sql, batches, inputs)
     rows = [tuple(r) for r in run.rows if r.stock_name != "ZZZ"]
     assert sorted(rows, key=str) == sorted(LEFT, key=str)
-    # A price is emitted only once the watermark has passed its time, never before its batch.
-    first = {tuple(r)[1] for r in run.batches[0]}
-    assert all(ts < t("10:30") for ts in first)
+    # A price is emitted once the watermark (the smaller of the two inputs' latest times, no
+    # lateness) has reached its time: none in the first micro-batch (watermark 09:00), the 09:30
+    # prices in the second (10:00), the 10:30 ones in the third (11:00), the 11:30 ones in the fourth.
+    stock_times = [sorted(r.stock_time for r in out if r.stock_name != "ZZZ") for out in run.batches]
+    assert stock_times == [[], [t("09:30")] * 3, [t("10:30")] * 3, [t("11:30")] * 3, []]
 
 
 @pytest.mark.streaming
-@pytest.mark.parametrize("seed", [1, 2])
-@pytest.mark.parametrize("op", ["<=", "<", ">=", ">"])
-def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
-    """The stream's answer, row for row, is replay's (the over-tables rewrite) on the same rows."""
+@pytest.mark.parametrize(("seed", "kind"), [(1, "LEFT"), (2, "INNER")])
+@pytest.mark.parametrize("op", OPS)
+def test_asof_stream_and_replay_match_the_model_on_generated_rows(spark, seed, kind, op):
+    """Replay returns the reference model's rows, and the stream the rows the model says it has
+    emitted once the watermark is past the data (docs/semantics.md §6), unmatched rows included:
+    looking forward, an ``ASOF LEFT`` never emits the NULL row of an x whose key has no later y,
+    and the model says so too (``asof_streamed``)."""
     import random
 
     from tests.spark.streams import make_stream, run_stream
@@ -212,7 +256,8 @@ def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
         ({"k": rng.choice(keys), "ts": base + dt.timedelta(seconds=rng.randint(0, 60)), "v": i} for i in range(12)),
         key=lambda r: r["ts"],
     )
-    # Distinct times per key on the y side, so "latest arrival" never has to break a tie here.
+    # Distinct times per key on the y side: within a micro-batch a stream read in parallel has no
+    # arrival order (docs/semantics.md §3), so "latest arrival" must not have to break a tie here.
     ys: list[dict[str, Any]] = sorted(
         (
             {"k": k, "ts": base + dt.timedelta(seconds=s), "w": 100 + n}
@@ -220,8 +265,10 @@ def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
         ),
         key=lambda r: r["ts"],
     )
-    assert any(r["k"] is None for r in xs) or any(r["k"] is None for r in ys)
-    sql = "SELECT ROWTIME, x.v, y.w FROM {x} x ASOF LEFT JOIN {y} y ON x.k = y.k AND y.ts " + op + " x.ts"
+    why = f"seed {seed}, y.ts {op} x.ts, {kind} ASOF"
+    assert any(r["k"] is None for r in xs) or any(r["k"] is None for r in ys), why
+    sql = "SELECT ROWTIME, x.v, y.w FROM {x} x ASOF " + ("LEFT " if kind == "LEFT" else "") + "JOIN {y} y"
+    sql += " ON x.k = y.k AND y.ts " + op + " x.ts"
     suffix = f"_{seed}_{'lt' if '<' in op else 'gt'}{'e' if '=' in op else ''}"
     spark.createDataFrame(
         [(r["k"], r["ts"], r["v"]) for r in xs], "k string, ts timestamp, v int"
@@ -230,6 +277,7 @@ def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
         [(r["k"], r["ts"], r["w"]) for r in ys], "k string, ts timestamp, w int"
     ).createOrReplaceTempView("ay_t" + suffix)
     replay = sorted(tuple(r) for r in spark.sql(sql.format(x="ax_t" + suffix, y="ay_t" + suffix)).collect())
+    assert replay == _model(xs, ys, op, kind), why
 
     inputs = {
         "ax_s" + suffix: make_stream(spark, "ax_s" + suffix, "k string, ts timestamp, v int"),
@@ -252,12 +300,6 @@ def test_asof_stream_matches_replay_on_generated_rows(spark, seed, op):
         )
     run = run_stream(spark, sql.format(x="ax_s" + suffix, y="ay_s" + suffix), batches, inputs)
     stream = sorted(tuple(r) for r in run.rows if r.v != -1)
-    if op in (">=", ">"):
-        # Looking forward, an x with no later y yet cannot know that none will come: the stream
-        # keeps it waiting, so only the matched rows are comparable (and those with a NULL key,
-        # which can never match and come out at once).
-        null_key = {r["v"] for r in xs if r["k"] is None}
-        replay = [r for r in replay if r[2] is not None or r[1] in null_key]
-    assert stream == replay
-    # NULL keys never matched, in replay and in the stream.
-    assert all(w is None for _, v, w in stream if v in {r["v"] for r in xs if r["k"] is None})
+    # The flush rows (key Z, no x of the data has it) move the watermark to 05:00 (then 06:00).
+    streamed = asof_streamed(Input("x", xs, "ts"), Input("y", ys, "ts"), [("k", "k")], op, kind, watermark=far[0])
+    assert stream == sorted(_tuples(streamed), key=sort_key), why

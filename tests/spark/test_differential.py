@@ -11,22 +11,54 @@ as a multiset:
   (a streaming view, ``STREAM t``, ``STREAM(t)``, a view of ``spark.readStream.table(t)``).
 
 A failure prints the seed and a shrunk, minimal input. Reproduce one seed with
-``pytest tests/spark/test_differential.py -k 'seed_17'``; run more with ``OVERJOIN_DIFF_SEEDS``.
+``pytest tests/spark/test_differential.py -k 'seed_17'``; run more with ``OVERJOIN_DIFF_SEEDS`` (and the
+other ``OVERJOIN_DIFF_*_SEEDS``), or every count times ``OVERJOIN_SOAK`` (``make soak``). The
+streamed seeds are chosen (``streamed_seeds``) to cover every join type and three-input joins,
+each case with some output.
 """
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 
 import pytest
 
 from tests.generators import SCHEMA, Case, describe, random_case, shrink
 from tests.reference_model import multiset
+from tests.seeds import count, covering
 from tests.spark.streams import make_stream, run_stream
 
-REPLAY_SEEDS = range(int(os.environ.get("OVERJOIN_DIFF_SEEDS", "60")))
-STREAM_SEEDS = range(1000, 1000 + int(os.environ.get("OVERJOIN_DIFF_STREAM_SEEDS", "8")))
+#: What the streamed seeds must cover between them: every join type and two- and three-input joins.
+JOIN_FEATURES = {"INNER", "LEFT", "RIGHT", "FULL", "CROSS", "2 inputs", "3 inputs"}
+
+
+def join_features(seed: int) -> set[str]:
+    """The join types of case ``seed`` and its number of inputs."""
+    case = random_case(seed)
+    return {*case.kinds, f"{len(case.views)} inputs"}
+
+
+def has_output(seed: int) -> bool:
+    """Whether case ``seed`` returns any row (flush rows aside): a case with none proves little."""
+    case = random_case(seed)
+    return bool(case.without_flush(case.expected()))
+
+
+def streamed_seeds(start: int, variable: str, default: int) -> list[int]:
+    """Seeds from ``start`` on whose cases have output and cover :data:`JOIN_FEATURES` between them."""
+    return covering(range(start, start + 100_000), count(variable, default), join_features, JOIN_FEATURES, has_output)
+
+
+REPLAY_SEEDS = range(count("OVERJOIN_DIFF_SEEDS", 60))
+STREAM_SEEDS = streamed_seeds(1000, "OVERJOIN_DIFF_STREAM_SEEDS", 8)
+
+
+def test_the_streamed_seeds_cover_every_join_type_and_three_inputs():
+    """The default streamed seeds (and more with ``OVERJOIN_SOAK``) run every join type, a
+    three-input join, and only cases that return rows."""
+    for seeds in (STREAM_SEEDS, LATE_SEEDS, SPARK_OPERATOR_SEEDS):
+        assert set().union(*(join_features(s) for s in seeds)) == JOIN_FEATURES, seeds
+        assert all(has_output(s) for s in seeds), seeds
 
 
 def _replay(spark, case: Case) -> list[tuple]:
@@ -106,7 +138,7 @@ def test_stream_matches_the_reference_model(spark, seed, spelling):
         )
 
 
-ORDERED_SEEDS = range(2000, 2000 + int(os.environ.get("OVERJOIN_DIFF_ORDERED_SEEDS", "4")))
+ORDERED_SEEDS = streamed_seeds(2000, "OVERJOIN_DIFF_ORDERED_SEEDS", 4)
 
 
 @pytest.mark.streaming
@@ -127,7 +159,7 @@ def _pads_after_its_rowtime(case: Case) -> bool:
 
 #: Generated cases in which the top join pads rows after the watermark has passed their ROWTIME.
 LATE_PAD_SEEDS = [s for s in range(5000, 9000) if _pads_after_its_rowtime(random_case(s))][
-    : int(os.environ.get("OVERJOIN_DIFF_LATE_PAD_SEEDS", "4"))
+    : count("OVERJOIN_DIFF_LATE_PAD_SEEDS", 4)
 ]
 
 
@@ -160,7 +192,7 @@ def _check_ordered(spark, case: Case) -> None:
     assert multiset(actual) == multiset(case.without_flush(case.expected()))
 
 
-SPARK_OPERATOR_SEEDS = range(3000, 3000 + int(os.environ.get("OVERJOIN_DIFF_SPARK_SEEDS", "6")))
+SPARK_OPERATOR_SEEDS = streamed_seeds(3000, "OVERJOIN_DIFF_SPARK_SEEDS", 6)
 
 
 @pytest.mark.streaming
@@ -183,7 +215,7 @@ def test_spark_operator_matches_the_reference_model(spark, seed):
     assert multiset(actual) == multiset(case.without_flush(case.expected())), describe(case, actual)
 
 
-LATE_SEEDS = range(4000, 4000 + int(os.environ.get("OVERJOIN_DIFF_LATE_SEEDS", "8")))
+LATE_SEEDS = streamed_seeds(4000, "OVERJOIN_DIFF_LATE_SEEDS", 8)
 
 
 @pytest.mark.streaming

@@ -16,9 +16,10 @@ import pytest
 from tests.corpus_loader import load_fuzz_regressions
 from tests.fuzz_checks import jvm_outcome
 from tests.fuzz_sql import mutate
+from tests.seeds import count
 
 START = int(os.environ.get("OVERJOIN_FUZZ_START", "0"))
-N = int(os.environ.get("OVERJOIN_FUZZ_N", "2000"))
+N = count("OVERJOIN_FUZZ_N", 2000)
 
 
 def test_the_jvm_parser_survives_mutated_statements(spark):

@@ -12,19 +12,23 @@ ordered output (``spark.overjoin.emit = ordered``);
 * ``test_stop_and_restart...`` stops the query between micro-batches or right after writing a
   batch's files (mid-batch), then starts it again from the same checkpoint and sink;
 * ``test_kill_9...`` runs the first part in a child process (its own driver) and kills that JVM
-  with SIGKILL while a micro-batch is in progress, then finishes the stream here.
+  with SIGKILL while a micro-batch is in flight, then finishes the stream here. A kill counts only
+  if, the JVM dead, the checkpoint holds a batch's offsets without its commit; if the batch
+  finished first, the next batch is tried, and the test fails if no kill ever lands in flight.
 
-Run more seeds with ``OVERJOIN_RESTART_SEEDS``.
+Run more seeds with ``OVERJOIN_RESTART_SEEDS`` (or ``OVERJOIN_SOAK``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -33,23 +37,26 @@ import pytest
 
 from tests.generators import SCHEMA, Case, describe, random_case
 from tests.reference_model import multiset
+from tests.seeds import count
 from tests.spark.restart_child import case_for, write_batch
 
 pytestmark = pytest.mark.streaming
 
 REPO = Path(__file__).resolve().parents[2]
-COUNT = int(os.environ.get("OVERJOIN_RESTART_SEEDS", "6"))
+COUNT = count("OVERJOIN_RESTART_SEEDS", 6)
 
 
 def _cases(count: int, *, chained_outer: bool) -> list[int]:
-    """Seeds of generated cases with at least two micro-batches; with ``chained_outer``, three
+    """Seeds of generated cases with some output and at least two micro-batches; with ``chained_outer``, three
     inputs whose first join is an outer join (its padded rows feed the second join)."""
     seeds: list[int] = []
     seed = 5000
     while len(seeds) < count:
         case = random_case(seed)
-        fits = len(case.batches()) >= 2 and (
-            not chained_outer or (len(case.views) == 3 and case.kinds[0] in ("LEFT", "RIGHT", "FULL"))
+        fits = (
+            len(case.batches()) >= 2
+            and bool(case.without_flush(case.expected()))
+            and (not chained_outer or (len(case.views) == 3 and case.kinds[0] in ("LEFT", "RIGHT", "FULL")))
         )
         if fits:
             seeds.append(seed)
@@ -57,7 +64,11 @@ def _cases(count: int, *, chained_outer: bool) -> list[int]:
     return seeds
 
 
-SEEDS = _cases((COUNT + 1) // 2, chained_outer=True) + _cases(COUNT // 2, chained_outer=False)
+_CHAINED = _cases((COUNT + 1) // 2, chained_outer=True)
+# The other half: cases not already among the chained ones (each seed runs once).
+SEEDS = (
+    _CHAINED + [s for s in _cases(COUNT // 2 + len(_CHAINED), chained_outer=False) if s not in _CHAINED][: COUNT // 2]
+)
 # (kind, seed): RANGE windows (chained outer joins among them), ROWS windows, ordered output.
 RUNS = (
     [("range", s) for s in SEEDS]
@@ -100,19 +111,28 @@ def _streams(spark: Any, views: list[str], folders: list[str]) -> None:
         spark.readStream.schema(SCHEMA).json(folder).createOrReplaceTempView(view)
 
 
-def _log_size(folder: str) -> int:
-    path = Path(folder)
-    return len([p for p in path.iterdir() if p.name.isdigit()]) if path.exists() else 0
+def _log_ids(checkpoint: str, log: str) -> set[int]:
+    """The batch ids in a checkpoint's ``offsets`` or ``commits`` log (its files named by number)."""
+    path = Path(checkpoint) / log
+    return {int(p.name) for p in path.iterdir() if p.name.isdigit()} if path.exists() else set()
 
 
-def _wait_for_a_batch_in_progress(checkpoint: str, timeout: float = 5.0) -> None:
-    """Until a micro-batch is planned (in the offset log) but not committed, so that the kill
-    lands mid-batch; after ``timeout`` the kill goes ahead anyway (between batches)."""
+def in_flight(checkpoint: str) -> int | None:
+    """The batch that is planned (its offsets written) but not committed, if any: a micro-batch in
+    progress, or, once the driver is dead, the one it died in."""
+    pending = _log_ids(checkpoint, "offsets") - _log_ids(checkpoint, "commits")
+    return max(pending) if pending else None
+
+
+def _wait_for_a_batch_in_progress(checkpoint: str, timeout: float = 5.0) -> bool:
+    """Until a micro-batch is planned (in the offset log) but not committed; whether one was seen
+    within ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if _log_size(os.path.join(checkpoint, "offsets")) > _log_size(os.path.join(checkpoint, "commits")):
-            return
-        time.sleep(0.005)
+        if in_flight(checkpoint) is not None:
+            return True
+        time.sleep(0.002)
+    return False
 
 
 def _assert_exact(case: Case, rows: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> None:
@@ -175,11 +195,15 @@ CHILD_CONF = {
 }
 
 
-def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) -> None:
+def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) -> int:
     """Runs the first part of a stream in a child driver (tests/spark/restart_child.py) and kills
-    its JVM with SIGKILL once batch ``kill_after`` is written, while that batch is in progress."""
+    its JVM with SIGKILL while a micro-batch is in flight, trying batch ``kill_after`` first, then
+    each later one. A kill counts only if it landed in flight: once the JVM is dead, the checkpoint
+    holds the offsets of a batch without its commit. Returns the batch whose files were the last
+    the child wrote (the caller writes the rest); fails if no kill landed in flight."""
     spec_path = work / "spec.json"
     spec_path.write_text(json.dumps(spec))
+    checkpoint = spec["checkpoint"]
     errors = open(work / "child.err", "w")
     child = subprocess.Popen(
         [sys.executable, "-m", "tests.spark.restart_child", str(spec_path)],
@@ -188,27 +212,66 @@ def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) ->
         stderr=errors,
         text=True,
     )
-    jvm_pid = None
-    killed = False
-    try:
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
         assert child.stdout is not None
         for line in child.stdout:
+            lines.put(line.strip())
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    jvm_pid, written, killed_in = None, -1, None
+    missed: list[int] = []
+    try:
+        while killed_in is None:
+            line = lines.get(timeout=300)
+            if line is None:
+                break  # the child finished (or died) with no kill in flight
             if line.startswith("JVMPID "):
                 jvm_pid = int(line.split()[1])
-            elif line.strip() == f"WROTE {kill_after}":
-                assert jvm_pid is not None
-                _wait_for_a_batch_in_progress(spec["checkpoint"])
-                os.kill(jvm_pid, signal.SIGKILL)
-                killed = True
+            elif line.startswith("WROTE "):
+                written = int(line.split()[1])
+            if not line.startswith("WROTE ") or written < kill_after:
+                continue
+            # Batch `written` is on its way: kill as soon as it is planned and not committed, or
+            # move on to the next batch once the child says this one is done.
+            assert jvm_pid is not None
+            while True:
+                if in_flight(checkpoint) is not None:
+                    os.kill(jvm_pid, signal.SIGKILL)
+                    # Dead now: the logs on disk are what it left. In flight iff a batch has offsets
+                    # and no commit (it may have committed between the look and the kill).
+                    child.wait(timeout=60)
+                    killed_in = in_flight(checkpoint)
+                    if killed_in is None:
+                        missed.append(written)
+                    break
+                try:
+                    done = lines.get_nowait()
+                except queue.Empty:
+                    time.sleep(0.002)
+                    continue
+                if done is None or done == f"DONE {written}":
+                    missed.append(written)
+                    if done is None:
+                        lines.put(None)
+                    break
+            if child.poll() is not None:
                 break
     finally:
-        child.kill()
+        if child.poll() is None:
+            child.kill()
         child.wait(timeout=60)
         errors.close()
     tail = "\n".join((work / "child.err").read_text().splitlines()[-15:])
-    assert killed, f"the child never reached batch {kill_after}:\n{tail}"
-    committed = len(os.listdir(os.path.join(spec["checkpoint"], "commits")))
-    assert committed >= 1, "the killed run committed no batch: nothing was restarted"
+    assert killed_in is not None, (
+        f"no SIGKILL landed while a micro-batch was in flight (tried after writing batches {missed}, "
+        f"the child wrote up to batch {written}):\n{tail}"
+    )
+    committed = _log_ids(checkpoint, "commits")
+    assert committed, "the killed run committed no batch: nothing was restarted"
+    return written
 
 
 def child_spec(work: Path, kind: str, seed: int, suffix: str, conf: dict[str, str]) -> dict[str, Any]:
@@ -237,9 +300,8 @@ def kill_9_then_finish(spark: Any, work: Path, kind: str, seed: int, suffix: str
     with SIGKILL mid-batch, finishes the stream here from the same checkpoint and asserts the
     replay rows. Returns the checkpoint's path."""
     case, batches = case_for(kind, seed)
-    kill_after = len(batches) // 2
     spec = child_spec(work, kind, seed, suffix, conf)
-    _run_child_and_kill_it(work, spec, kill_after)
+    written = _run_child_and_kill_it(work, spec, len(batches) // 2)
 
     views, folders, out = spec["views"], spec["folders"], spec["out"]
     _streams(spark, views, folders)
@@ -248,13 +310,15 @@ def kill_9_then_finish(spark: Any, work: Path, kind: str, seed: int, suffix: str
     query = _start(spark, case, views, out, spec["checkpoint"])
     try:
         query.processAllAvailable()
-        for i in range(kill_after + 1, len(batches)):
+        for i in range(written + 1, len(batches)):
             for view, rows in batches[i].items():
                 write_batch(folders[case.views.index(view)], i, rows)
             query.processAllAvailable()
     finally:
         query.stop()
         spark.conf.unset("spark.overjoin.emit")
+    # The batch the kill interrupted was run again, and every batch since is committed.
+    assert in_flight(spec["checkpoint"]) is None
     _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
     return str(spec["checkpoint"])
 
@@ -268,12 +332,14 @@ def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_pa
 @pytest.mark.parametrize("op", ["<=", ">="])
 def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, op):
     """An ASOF LEFT join of two streams (its waiting rows are state), stopped in the middle of a
-    micro-batch and restarted, returns replay's rows (looking forward: the matched ones; an x with
-    no later y never gets its NULL row on a stream, docs/semantics.md §6)."""
+    micro-batch and restarted, returns the reference model's rows as a stream emits them (looking
+    forward, an x with no later y never gets its NULL row on a stream, docs/semantics.md §6), and
+    replay the model's rows, all of them."""
     import datetime as dt
     import random
 
-    rng = random.Random(11 if op == "<=" else 12)
+    seed = 11 if op == "<=" else 12
+    rng = random.Random(seed)
     base = dt.datetime(2024, 1, 1, 9, 0)
     keys = ["A", "B", "C", None]
     xs: list[dict[str, Any]] = sorted(
@@ -296,8 +362,7 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
         [(r["k"], r["ts"], r["w"]) for r in ys], "k string, ts timestamp, w int"
     ).createOrReplaceTempView(f"ray_t{tag}")
     replay = sorted(tuple(r) for r in spark.sql(sql.format(x=f"rax_t{tag}", y=f"ray_t{tag}")).collect())
-    if op == ">=":
-        replay = [r for r in replay if r[2] is not None or any(x["v"] == r[1] and x["k"] is None for x in xs)]
+    assert replay == _asof_model(xs, ys, op, None), f"seed {seed}"
 
     folders = {name: tmp_path / name for name in ("x", "y")}
     for folder in folders.values():
@@ -343,7 +408,27 @@ def test_asof_join_of_two_streams_restarts_from_its_checkpoint(spark, tmp_path, 
     finally:
         query.stop()
     stream = sorted(tuple(r) for r in spark.read.parquet(out).collect() if r.v != -1)
-    assert stream == replay
+    # The flush rows move the watermark to 05:00, past every row of the data: the model's rows
+    # emitted by then (looking forward, no NULL row for an x whose key has no later y, §6).
+    expected = _asof_model(xs, ys, op, base + dt.timedelta(hours=5))
+    assert any(r[2] is None for r in expected) and any(r[2] is not None for r in expected), f"seed {seed}"
+    assert stream == expected, f"seed {seed}"
+
+
+def _asof_model(xs: list[dict[str, Any]], ys: list[dict[str, Any]], op: str, watermark: Any) -> list[tuple[Any, ...]]:
+    """The reference model's ``(ROWTIME, x.v, y.w)`` of ``x ASOF LEFT JOIN y ON x.k = y.k AND
+    y.ts op x.ts`` (docs/semantics.md §6): all of it (replay) when ``watermark`` is None, else what
+    a stream has emitted once its watermark is there."""
+    from tests.reference_model import Input, asof, asof_streamed, sort_key
+
+    x, y = Input("x", xs, "ts"), Input("y", ys, "ts")
+    out = (
+        asof(x, y, [("k", "k")], op, "LEFT")
+        if watermark is None
+        else asof_streamed(x, y, [("k", "k")], op, "LEFT", watermark=watermark)
+    )
+    rows = [(o.rowtime, o.rows["x"]["v"], None if o.rows["y"] is None else o.rows["y"]["w"]) for o in out]  # type: ignore[index]
+    return sorted(rows, key=sort_key)
 
 
 def _asof_data(op: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, list[dict[str, Any]]]]]:
@@ -401,7 +486,10 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
         sql = "SELECT ROWTIME, x.v, y.w FROM {x} x ASOF LEFT JOIN {y} y ON x.k = y.k AND y.ts <= x.ts"
         spark.createDataFrame([(r["k"], r["ts"], r["v"]) for r in xs], schemas["x"]).createOrReplaceTempView("k9x_t")
         spark.createDataFrame([(r["k"], r["ts"], r["w"]) for r in ys], schemas["y"]).createOrReplaceTempView("k9y_t")
-        expected = sorted(tuple(r) for r in spark.sql(sql.format(x="k9x_t", y="k9y_t")).collect())
+        replay = sorted(tuple(r) for r in spark.sql(sql.format(x="k9x_t", y="k9y_t")).collect())
+        # Looking back, every x of the data is emitted once the flush rows pass it: all of the model.
+        expected = _asof_model(xs, ys, "<=", None)
+        assert replay == expected, "seed 21"  # _asof_data("<=")
         assert any(r[2] is None for r in expected) and any(r[2] is not None for r in expected)
     elif kind == "sliding":
         from tests.spark.test_sliding_windows import restart_case
@@ -444,7 +532,6 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
         f.mkdir()
     out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
     streaming_sql = sql.format(**views)
-    kill_after = 2
     spec = {
         "views": list(views.values()),
         "folders": [str(folders[v]) for v in schemas],
@@ -455,7 +542,7 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
         "checkpoint": checkpoint,
         "conf": CHILD_CONF,
     }
-    _run_child_and_kill_it(tmp_path, spec, kill_after)
+    written = _run_child_and_kill_it(tmp_path, spec, 2)
 
     for v, s in schemas.items():
         spark.readStream.schema(s).json(str(folders[v])).createOrReplaceTempView(views[v])
@@ -469,12 +556,13 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
     )
     try:
         query.processAllAvailable()
-        for i in range(kill_after + 1, len(batches)):
+        for i in range(written + 1, len(batches)):
             for v, rows in _jsonable_batches(batches)[i].items():
                 write_batch(str(folders[v]), i, rows)
             query.processAllAvailable()
     finally:
         query.stop()
+    assert in_flight(checkpoint) is None
     got = sorted(tuple(r) for r in spark.read.parquet(out).collect())
     got = [r for r in got if r[1] != -1] if kind in ("asof", "sliding") else [r for r in got if r[1] != 9]
     assert got == expected

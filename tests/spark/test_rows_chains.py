@@ -17,7 +17,6 @@ Run more seeds with ``OVERJOIN_ROWS_CHAIN_SEEDS``.
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import replace
 from datetime import timedelta
@@ -27,11 +26,12 @@ import pytest
 
 from tests.generators import FLUSH_ID, SCHEMA, T0, Case, describe, random_case
 from tests.reference_model import Window, multiset
+from tests.seeds import count
 from tests.spark.streams import make_stream, run_stream
 
 pytestmark = pytest.mark.streaming
 
-COUNT = int(os.environ.get("OVERJOIN_ROWS_CHAIN_SEEDS", "8"))
+COUNT = count("OVERJOIN_ROWS_CHAIN_SEEDS", 8)
 SEC = timedelta(seconds=1)
 
 

@@ -12,7 +12,6 @@ Run more seeds with ``OVERJOIN_ROWS_STREAM_SEEDS``.
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import replace
 from datetime import timedelta
@@ -22,12 +21,26 @@ import pytest
 from pyspark.errors import AnalysisException
 
 from tests.generators import FLUSH_ID, SCHEMA, T0, Case, describe, random_case
-from tests.reference_model import Window, multiset
+from tests.reference_model import (
+    Input,
+    Join,
+    Row,
+    Window,
+    and_,
+    as_tuples,
+    asof,
+    col,
+    equi,
+    evaluate,
+    multiset,
+    sql_eq,
+)
+from tests.seeds import count
 from tests.spark.streams import make_stream, run_stream
 
 pytestmark = pytest.mark.streaming
 
-COUNT = int(os.environ.get("OVERJOIN_ROWS_STREAM_SEEDS", "10"))
+COUNT = count("OVERJOIN_ROWS_STREAM_SEEDS", 10)
 SEC = timedelta(seconds=1)
 
 
@@ -191,11 +204,41 @@ def _expression_case(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, An
     return inputs[0], inputs[1]
 
 
-@pytest.mark.parametrize("seed", range(6500, 6504), ids=lambda s: f"seed_{s}")
-def test_rows_window_partitioned_by_an_expression_streams_the_replay_rows(spark, seed):
+def _expression_model(
+    rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]], kind: str, partition: str
+) -> list[tuple[Any, ...]]:
+    """The reference model's ``(ROWTIME, a.id, b.id)`` of the two queries of
+    :func:`test_rows_window_partitioned_by_an_expression_matches_the_model`, the PARTITION BY
+    expression evaluated here in Python (Spark's ``pmod`` is Python's ``%`` for a positive divisor)."""
+    pmod3 = partition == "pmod(k, 3)"
+    a_rows = [{**r, "p": r["k"] % 3 if pmod3 else abs(r["k"] - 2) > 1} for r in rows_a]
+    if kind == "inner":
+        # a OVER (PARTITION BY <p> ROWS 1 PRECEDING) JOIN b OVER (RANGE 3 s) ON pmod(a.k, 2) = pmod(b.k, 2)
+        a = Input("a", a_rows, "rowtime", Window.rows(1, ("p",)))
+        b = Input("b", rows_b, "rowtime", Window.range(3 * SEC))
+
+        def on(env: Any) -> bool | None:
+            ka, kb = col(env, "a", "k"), col(env, "b", "k")
+            return sql_eq(None if ka is None else ka % 2, None if kb is None else kb % 2)
+
+        out = evaluate([a, b], [Join("INNER", on)])
+    else:
+        # b OVER (RANGE 2 s) LEFT JOIN a OVER (PARTITION BY <p> ROWS 2 PRECEDING) ON a.k = b.k
+        b = Input("b", rows_b, "rowtime", Window.range(2 * SEC))
+        a = Input("a", a_rows, "rowtime", Window.rows(2, ("p",)))
+        out = evaluate([b, a], [Join("LEFT", equi("a", "k", "b", "k"))])
+    return as_tuples(out, ["a", "b"])
+
+
+@pytest.mark.parametrize(
+    "seed", range(6500, 6500 + count("OVERJOIN_ROWS_EXPRESSION_SEEDS", 4)), ids=lambda s: f"seed_{s}"
+)
+def test_rows_window_partitioned_by_an_expression_matches_the_model(spark, seed):
     """``PARTITION BY pmod(k, 3)`` and ``PARTITION BY abs(k - 2) > 1`` (function calls and
     operators over the input's columns), an INNER join and a LEFT join whose preserved side has a
-    RANGE window (so every padded row's window closes): the stream returns replay's rows."""
+    RANGE window (so every padded row's window closes): replay returns the reference model's rows
+    (the model evaluates the expression), and so does the stream, but for the pairs with a flush
+    row, which meet at the stream's end that a stream never passes."""
     rows_a, rows_b = _expression_case(seed)
     partition = "pmod(k, 3)" if seed % 2 else "abs(k - 2) > 1"
     queries = {
@@ -207,17 +250,21 @@ def test_rows_window_partitioned_by_an_expression_streams_the_replay_rows(spark,
         f"LEFT JOIN {{a}} OVER (PARTITION BY {partition} ROWS 2 PRECEDING) AS a ON a.k = b.k",
     }
     for kind, sql in queries.items():
+        why = f"seed {seed}, {kind}, PARTITION BY {partition}"
+        model = _expression_model(rows_a, rows_b, kind, partition)
         names = {"a": f"pe_a_{kind}{seed}", "b": f"pe_b_{kind}{seed}"}
         spark.createDataFrame(rows_a, SCHEMA).createOrReplaceTempView(names["a"] + "_t")
         spark.createDataFrame(rows_b, SCHEMA).createOrReplaceTempView(names["b"] + "_t")
         replay = [tuple(r) for r in spark.sql(sql.format(a=names["a"] + "_t", b=names["b"] + "_t")).collect()]
+        assert multiset(replay) == multiset(model), why
         inputs = {n: make_stream(spark, n, SCHEMA) for n in names.values()}
         batches = [{names["a"]: rows_a[i : i + 6], names["b"]: rows_b[i : i + 6]} for i in range(0, len(rows_a), 6)]
         run = run_stream(spark, sql.format(**names), batches, inputs)
-        # Pairs with a flush row meet at the stream's end, which a stream never passes: left out.
-        expected = [r for r in replay if not _has_flush(r)]
-        assert len([r for r in expected if None not in r]) >= 3, f"{kind}: too few matches to mean much"
-        assert multiset([tuple(r) for r in run.rows if not _has_flush(tuple(r))]) == multiset(expected), kind
+        expected = [r for r in model if not _has_flush(r)]
+        assert len([r for r in expected if None not in r]) >= 3, f"{why}: too few matches to mean much"
+        if kind == "left":
+            assert any(None in r for r in expected), f"{why}: no unmatched row"
+        assert multiset([tuple(r) for r in run.rows if not _has_flush(tuple(r))]) == multiset(expected), why
 
 
 def _has_flush(row: tuple[Any, ...]) -> bool:
@@ -234,10 +281,10 @@ def test_rows_window_on_spark_operator_is_refused(spark, tmp_path):
         spark.conf.unset("spark.overjoin.join.operator")
 
 
-def test_match_bids_and_asks_view_of_seed_004_streams_with_the_replay_rows(spark, tmp_path):
+def test_match_bids_and_asks_view_of_seed_004_streams_the_model_rows(spark, tmp_path):
     """Seed 004's view (s-Server: ``JOIN SALES.ASKS OVER (ROWS CURRENT ROW)``), with its inputs
-    read as streams (``STREAM(SALES.BIDS)``), fed in micro-batches: the rows replay returns for the
-    view as printed over the same tables. Each bid meets the latest ask at or before it (over all
+    read as streams (``STREAM(SALES.BIDS)``), fed in micro-batches: the reference model's rows for
+    the view, which replay of the view as printed over the same tables also returns. Each bid meets the latest ask at or before it (over all
     tickers: the window is not partitioned) when ticker, shares and price agree."""
     from tests.corpus_loader import CORPUS_DIR
     from tests.spark.streams import StreamInput
@@ -295,8 +342,26 @@ def test_match_bids_and_asks_view_of_seed_004_streams_with_the_replay_rows(spark
         spark.sql(printed)
         replay = [tuple(r) for r in spark.sql("SELECT * FROM MatchBidsAndAsks").collect()]
         actual = [tuple(r) for r in run.rows]
-        assert len(replay) >= 5, "the generated bids and asks should match now and then"
-        assert multiset(actual) == multiset(replay)
+        # The reference model of the view: bids OVER (RANGE 10 s) JOIN asks OVER (ROWS CURRENT
+        # ROW) on ticker, shares and price, the flush rows included (they end the last ask's window).
+        bids = [r for b in batches for r in b["BIDS"]]
+        asks = [r for b in batches for r in b["ASKS"]]
+        on = lambda env: and_(*(equi("A", c, "B", c)(env) for c in ("ticker", "shares", "price")))  # noqa: E731
+        out = evaluate(
+            [
+                Input("B", bids, "rowtime", Window.range(10 * SEC)),
+                Input("A", asks, "rowtime", Window.rows(0)),
+            ],
+            [Join("INNER", on)],
+        )
+        model = [
+            (B["rowtime"], A["rowtime"], B["ticker"], B["shares"], B["price"], A["shares"], A["price"])
+            for o in out
+            if (B := o.rows["B"]) is not None and (A := o.rows["A"]) is not None
+        ]
+        assert len(model) >= 5, "the generated bids and asks should match now and then"
+        assert multiset(replay) == multiset(model)
+        assert multiset(actual) == multiset(model)
     finally:
         spark.sql("DROP VIEW IF EXISTS MatchBidsAndAsks")
         spark.sql("DROP VIEW IF EXISTS MatchBidsAndAsksStream")
@@ -337,10 +402,29 @@ STREAM_HINTS = [
 ]
 
 
+def _hint_model(code: str, s1: list[Row], s2: list[Row], s3: list[Row], table: list[Row]) -> list[tuple[Any, ...]]:
+    """The reference model's ``(ROWTIME, a.id)`` of each hint's fixed query (STREAM_HINTS) over
+    the rows the streams received (flush rows included; their pairs are left out by the caller)."""
+    k = equi("a", "k", "b", "k")
+    if code == "ASOF_STREAM_WITH_TABLE":
+        out = asof(Input("a", s1, "rowtime"), Input("b", table, "rowtime"), [("k", "k")], "<=")
+    elif code == "PADDED_ROWS_JOINED_AGAIN":
+        five = Window.range(5 * SEC)
+        inputs = [Input("a", s1, "rowtime", five), Input("b", s2, "rowtime"), Input("c", s3, "rowtime", five)]
+        out = evaluate(inputs, [Join("LEFT", k), Join("INNER", equi("c", "k", "a", "k"))])
+    elif code == "ROWS_PARTITION_NOT_OF_THE_INPUT":
+        # floor(k + rand()) is k for an integer k: rand() is in [0, 1).
+        a = Input("a", [{**r, "kr": r["k"]} for r in s1], "rowtime", Window.rows(1, ("kr",)))
+        out = evaluate([a, Input("b", s2, "rowtime")], [Join("INNER", k)])
+    else:
+        out = evaluate([Input("a", s1, "rowtime", Window.rows(1)), Input("b", s2, "rowtime")], [Join("INNER", k)])
+    return [(rowtime, a_id) for rowtime, a_id in as_tuples(out, ["a"])]
+
+
 @pytest.mark.parametrize(("code", "bad", "fixed", "setting"), STREAM_HINTS, ids=[h[0] for h in STREAM_HINTS])
 def test_each_stream_hint_fixes_the_query(spark, code, bad, fixed, setting):
     """The bad query fails before it starts with its sub-condition; the query its hint suggests
-    runs as a stream and returns rows."""
+    runs as a stream and returns the reference model's rows."""
     tag = code.lower()[:12]
     names = {f"s{i}": f"hint_{tag}_s{i}" for i in (1, 2, 3)}
     inputs = {n: make_stream(spark, n, SCHEMA) for n in names.values()}
@@ -363,4 +447,7 @@ def test_each_stream_hint_fixes_the_query(spark, code, bad, fixed, setting):
         for m in range(2)
     ]
     run = run_stream(spark, fixed.format(t=table, **names), [batch, *far], inputs)
-    assert [r for r in run.rows if r.a_id < 9000], f"the fixed query returned no rows: {fixed}"
+    s1, s2, s3 = (batch[n] + [r for f in far for r in f[n]] for n in names.values())
+    expected = [r for r in _hint_model(code, s1, s2, s3, [{"id": 900, "k": 1, "rowtime": T0}]) if r[1] < 9000]
+    assert len(expected) >= 3, code
+    assert sorted(tuple(r) for r in run.rows if r.a_id < 9000) == sorted(expected), fixed

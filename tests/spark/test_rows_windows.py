@@ -7,7 +7,6 @@ of the inputs. Generated cases reuse the RANGE generator's inputs and joins with
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import replace
 
@@ -15,8 +14,9 @@ import pytest
 
 from tests.generators import SCHEMA, Case, describe, random_case
 from tests.reference_model import Window, multiset
+from tests.seeds import count
 
-SEEDS = range(int(os.environ.get("OVERJOIN_ROWS_SEEDS", "40")))
+SEEDS = range(count("OVERJOIN_ROWS_SEEDS", 40))
 
 
 def with_rows_windows(case: Case) -> Case:
@@ -82,7 +82,7 @@ def _partitioned_outer_cases(count: int) -> list[Case]:
 
 @pytest.mark.parametrize(
     "case",
-    _partitioned_outer_cases(int(os.environ.get("OVERJOIN_ROWS_SEEDS", "40")) // 2),
+    _partitioned_outer_cases(count("OVERJOIN_ROWS_SEEDS", 40) // 2),
     ids=lambda c: f"seed_{c.seed}",
 )
 def test_outer_join_keeping_a_partitioned_rows_window_matches_the_reference_model(spark, case):

@@ -19,6 +19,8 @@ from tests.reference_model import (
     Window,
     and_,
     as_tuples,
+    asof,
+    asof_streamed,
     col,
     equi,
     evaluate,
@@ -543,3 +545,67 @@ def test_bad_joins_are_rejected() -> None:
     with pytest.raises(ValueError):
         evaluate([a], [])
     assert Window.range(timedelta(0)) == CURRENT_ROW
+
+
+# ------------------------------------------------------------------------------------------------
+# §6: ASOF joins, worked by hand
+
+# x: id 1 at 10:00 key A, id 2 at 10:05 key A, id 3 at 10:00 key NULL, id 4 at 10:03 key B,
+#    id 5 with a NULL rowtime, key A.
+# y: id 11 at 09:58 A, id 12 at 10:00 A, id 13 at 10:00 A (ties with 12, arrives later),
+#    id 14 at 10:07 A, id 15 at 10:00 NULL, id 16 with a NULL time, key A.
+ASOF_X = rows([(T0, "A"), (T0 + 5 * MIN, "A"), (T0, None), (T0 + 3 * MIN, "B"), (None, "A")])
+ASOF_Y = rows([(T0 - 2 * MIN, "A"), (T0, "A"), (T0, "A"), (T0 + 7 * MIN, "A"), (T0, None), (None, "A")], first_id=11)
+
+
+def _asof_tuples(op: str, kind: str) -> list[tuple]:
+    out = asof(Input("x", ASOF_X, "t"), Input("y", ASOF_Y, "t"), [("k", "k")], op, kind)
+    return as_tuples(out, ["x", "y"])
+
+
+@pytest.mark.parametrize(
+    ("op", "kind", "expected"),
+    [
+        # Looking back: x1 (10:00) -> the later of the two 10:00 rows (13); x2 (10:05) -> 13 too.
+        ("<=", "INNER", [(T0, 1, 13), (T0 + 5 * MIN, 2, 13)]),
+        # Strictly before: x1 -> 11 (09:58); x2 -> 13 (10:00, the later arrival of the tie).
+        ("<", "INNER", [(T0, 1, 11), (T0 + 5 * MIN, 2, 13)]),
+        # Forward: x1 (10:00) -> 13 (at 10:00, the later arrival); x2 (10:05) -> 14 (10:07).
+        (">=", "INNER", [(T0, 1, 13), (T0 + 5 * MIN, 2, 14)]),
+        # Strictly after: x1 -> 14; x2 -> 14.
+        (">", "INNER", [(T0, 1, 14), (T0 + 5 * MIN, 2, 14)]),
+        # LEFT keeps x3 (NULL key) and x4 (no B row) with NULLs; x5 (NULL rowtime) never comes out.
+        ("<=", "LEFT", [(T0, 1, 13), (T0, 3, None), (T0 + 3 * MIN, 4, None), (T0 + 5 * MIN, 2, 13)]),
+        (">", "LEFT", [(T0, 1, 14), (T0, 3, None), (T0 + 3 * MIN, 4, None), (T0 + 5 * MIN, 2, 14)]),
+    ],
+)
+def test_asof_closest_row_ties_to_the_latest_arrival_and_null_keys(op, kind, expected):
+    assert _asof_tuples(op, kind) == expected
+
+
+def test_asof_refuses_what_the_contract_refuses():
+    x, y = Input("x", ASOF_X, "t"), Input("y", ASOF_Y, "t")
+    with pytest.raises(ValueError, match="equality"):
+        asof(x, y, [], "<=")
+    with pytest.raises(ValueError, match="inequality"):
+        asof(x, y, [("k", "k")], "=")
+    with pytest.raises(ValueError, match="INNER or LEFT"):
+        asof(x, y, [("k", "k")], "<=", "FULL")
+
+
+@pytest.mark.parametrize(
+    ("op", "watermark", "expected"),
+    [
+        # Looking back, an x is final once the watermark reaches x.t; x3 (NULL key) at once.
+        ("<=", T0 - MIN, [(T0, 3, None)]),
+        ("<=", T0, [(T0, 1, 13), (T0, 3, None)]),
+        ("<=", T0 + 9 * MIN, [(T0, 1, 13), (T0, 3, None), (T0 + 3 * MIN, 4, None), (T0 + 5 * MIN, 2, 13)]),
+        # Forward, once the watermark reaches the chosen y; x4 (key B, no y) never gets its NULL row.
+        (">=", T0, [(T0, 1, 13), (T0, 3, None)]),
+        (">=", T0 + 7 * MIN, [(T0, 1, 13), (T0, 3, None), (T0 + 5 * MIN, 2, 14)]),
+        (">=", T0 + 90 * MIN, [(T0, 1, 13), (T0, 3, None), (T0 + 5 * MIN, 2, 14)]),
+    ],
+)
+def test_asof_streamed_emits_once_the_watermark_rules_out_a_closer_row(op, watermark, expected):
+    out = asof_streamed(Input("x", ASOF_X, "t"), Input("y", ASOF_Y, "t"), [("k", "k")], op, "LEFT", watermark=watermark)
+    assert as_tuples(out, ["x", "y"]) == expected
