@@ -299,7 +299,7 @@ def report_size(size: Size, args: argparse.Namespace, target: float) -> list[str
         lines += [
             "",
             "Check of the values: "
-            + "; ".join(f"{e} {n:,} rows, checksum {c:#018x}" for e, (n, c) in sums.items())
+            + "; ".join(f"{e} {n:,} rows, checksum {c & MASK:#018x}" for e, (n, c) in sums.items())
             + (": **equal**." if same else ": **they differ**."),
         ]
     lines.append("")
