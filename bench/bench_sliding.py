@@ -52,7 +52,7 @@ Flink needs its own venv (see bench/bench_operators.py):
   python3 -m venv /work/flinkenv && /work/flinkenv/bin/pip install 'apache-flink==2.3.*'
   python bench/bench_sliding.py --flink-python /work/flinkenv/bin/python
 
-Run:  python bench/bench_sliding.py                  (1M rows; about 10-15 minutes on 2 cores)
+Run:  python bench/bench_sliding.py                  (1M rows; about 15 minutes on 2 cores)
       python bench/bench_sliding.py --rows 100000    (a quick look)
       python bench/bench_sliding.py --help
 Writes the section ``## Sliding windows`` of bench/RESULTS.md.
