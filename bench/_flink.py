@@ -1,9 +1,10 @@
-"""The Flink engine of bench/bench_operators.py: its input files and the process that runs it.
+"""The Flink engine of bench/bench_operators.py and bench/bench_sliding.py: its input files and the
+process that runs it.
 
 Flink runs in its own venv (``apache-flink`` 2.3 pins dependencies that clash with overjoin's test
-and server extras), so bench_operators.py starts ``bench/flink_join.py --serve`` under that venv's
-Python once, and asks it for one run at a time (``run``); the process, its JVM and its Flink
-MiniCluster live for the whole benchmark, as the Spark session does.
+and server extras), so a benchmark starts ``bench/flink_join.py --serve`` (or flink_over.py) under
+that venv's Python once, and asks it for one run at a time (``run``); the process, its JVM and its
+Flink MiniCluster live for the whole benchmark, as the Spark session does.
 """
 
 from __future__ import annotations
@@ -16,10 +17,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FLUSH_KEY", "FlinkEngine", "find_flink_python", "write_flink_inputs", "write_flush_file"]
+__all__ = [
+    "FLINK_JOIN",
+    "FLINK_OVER",
+    "FLUSH_KEY",
+    "FlinkEngine",
+    "find_flink_python",
+    "write_flink_inputs",
+    "write_flush_file",
+]
 
 HERE = Path(__file__).resolve().parent
 FLINK_JOIN = HERE / "flink_join.py"
+FLINK_OVER = HERE / "flink_over.py"
 ENV_VAR = "OVERJOIN_FLINK_PYTHON"
 # Keys of the data are pmod(hash(id), keys) >= 0: the flush rows' key meets no other row.
 FLUSH_KEY = -1
@@ -64,12 +74,12 @@ def write_flush_file(spark: Any, target: Path, first_id: int, flush_us: int) -> 
     shutil.rmtree(tmp)
 
 
-def write_flink_inputs(spark: Any, folder: Path, schema: str) -> dict[str, Path]:
+def write_flink_inputs(spark: Any, folder: Path, schema: str, sides: tuple[str, ...] = ("l", "r")) -> dict[str, Path]:
     """One CSV file per input (``folder/flink-l``, ``folder/flink-r``) holding the rows of its
     Parquet files in id (= file, = time) order, then read back with Spark and compared with the
     Parquet rows: identical ids, keys and rowtimes, or an error."""
     out = {}
-    for side in ("l", "r"):
+    for side in sides:
         rows = spark.read.schema(schema).parquet(str(folder / side))
         tmp = folder / f"tmp-csv-{side}"
         (rows.repartition(1).sortWithinPartitions("id").write.option("timestampFormat", CSV_TIMESTAMP).csv(str(tmp)))
@@ -87,25 +97,12 @@ def write_flink_inputs(spark: Any, folder: Path, schema: str) -> dict[str, Path]
 
 
 class FlinkEngine:
-    """``flink_join.py --serve`` under ``python``: one JSON line per command."""
+    """``script --serve args...`` (flink_join.py, flink_over.py) under ``python``: one JSON line per
+    command."""
 
-    def __init__(self, python: str, inputs: dict[str, Path], window: int, lateness: int, how: str) -> None:
+    def __init__(self, python: str, script: Path, args: list[str]) -> None:
         self.python = python
-        cmd = [
-            python,
-            str(FLINK_JOIN),
-            "--serve",
-            "--left",
-            str(inputs["l"]),
-            "--right",
-            str(inputs["r"]),
-            "--window",
-            str(window),
-            "--lateness",
-            str(lateness),
-            "--how",
-            how,
-        ]
+        cmd = [python, str(script), "--serve", *args]
         # stderr (its log lines) goes to ours; stdout carries the JSON lines.
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         self.info = self._reply(lambda o: "ready" in o)
@@ -136,21 +133,33 @@ class FlinkEngine:
     def version(self) -> str:
         return str(self.info.get("flink_version", "?"))
 
-    def run(self) -> dict[str, Any]:
-        return self._ask("run", lambda o: o.get("engine") == "flink")
+    def run(self, name: str = "") -> dict[str, Any]:
+        """One run of the script's INSERT ``name`` (default its first)."""
+        return self._ask(f"run {name}".strip(), lambda o: o.get("engine") == "flink")
 
-    def check_sample(self, spark: Any, folder: Path, schema: str, every: int) -> int:
+    def check_sample(
+        self,
+        spark: Any,
+        folder: Path,
+        schema: str,
+        every: int,
+        sides: tuple[str, ...] = ("l", "r"),
+        between: tuple[str, ...] = (),
+    ) -> int:
         """Rows with id % every == 0 as Flink reads them from the CSV files against the same rows
-        of the Parquet files as Spark reads them; returns how many were compared."""
+        of the Parquet files as Spark reads them; returns how many were compared. A row is its
+        id, k, the columns ``between`` as strings, and its rowtime as a string."""
         flink = self._ask(f"sample {every}", lambda o: "sample" in o)["sample"]
         compared = 0
-        for side in ("l", "r"):
+        for side in sides:
             spark_rows = sorted(
-                [int(r[0]), int(r[1]), str(r[2])]
+                [int(r[0]), int(r[1]), *(str(x) for x in r[2:])]
                 for r in spark.read.schema(schema)
                 .parquet(str(folder / side))
                 .where(f"id % {every} = 0")
-                .selectExpr("id", "k", f"date_format(rowtime, '{CSV_TIMESTAMP}')")
+                .selectExpr(
+                    "id", "k", *(f"CAST({c} AS STRING)" for c in between), f"date_format(rowtime, '{CSV_TIMESTAMP}')"
+                )
                 .collect()
             )
             if spark_rows != flink[side]:

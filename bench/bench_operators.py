@@ -48,21 +48,19 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import platform
 import shlex
 import shutil
 import statistics
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _flink import FlinkEngine, find_flink_python, write_flink_inputs, write_flush_file
+from _flink import FLINK_JOIN, FlinkEngine, find_flink_python, write_flink_inputs, write_flush_file
 from _results import replace_section
+from _spark_bench import STORES, Run, fmt_n, log, run_table, run_to_end, start_session
 from bench_join import machine
 
 SECTION = "Join operators"
@@ -70,34 +68,26 @@ T0_US = 1_704_067_200_000_000  # 2024-01-01 00:00:00 UTC
 SCHEMA = "id BIGINT, k INT, rowtime TIMESTAMP"
 
 
-def log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-@dataclass
-class Run:
-    engine: str
-    input_rows: int
-    cpu_seconds: float
-    wall_seconds: float
-    batches: int | None  # None: not a micro-batch engine (Flink)
-    output_rows: int
-    peak_state_rows: int | None  # None: not exposed (Flink)
-
-    @property
-    def rows_per_cpu_second(self) -> float:
-        return self.input_rows / self.cpu_seconds
-
-
 def generate(
-    spark: Any, folder: Path, rows: int, files: int, keys: int, step_us: int, jitter_ms: int, flush_us: int
+    spark: Any,
+    folder: Path,
+    rows: int,
+    files: int,
+    keys: int,
+    step_us: int,
+    jitter_ms: int,
+    flush_us: int,
+    sides: tuple[tuple[str, int, int], ...] | None = None,
+    extra: tuple[str, ...] = (),
 ) -> None:
-    """``files`` Parquet files per input of ``rows`` rows in all. Row i's rowtime is T0 + i*step
-    (+ step/2 on the right) + a deterministic jitter in [0, jitter_ms) ms; keys are hashed from
-    the id. Files go into the watched folders in time order (the file source reads oldest first),
-    then a last file with the input's flush row at ``flush_us`` (see ``write_flush_file``)."""
+    """``files`` Parquet files per input of ``rows`` rows in all. ``sides`` are the inputs as (folder
+    name, rowtime offset in us, hash seed): by default ``l`` and ``r``, whose row i has rowtime T0 +
+    i*step (+ step/2 on the right) + a deterministic jitter in [0, jitter_ms) ms; keys are hashed
+    from the id, and ``extra`` are more columns (SQL expressions of ``id``). Files go into the
+    watched folders in time order (the file source reads oldest first), then a last file with the
+    input's flush row at ``flush_us`` (see ``write_flush_file``; its ``extra`` columns are NULL)."""
     per_file = rows // files
-    for side, offset, seed in (("l", 0, 1), ("r", step_us // 2, 2)):
+    for side, offset, seed in sides if sides is not None else (("l", 0, 1), ("r", step_us // 2, 2)):
         target = folder / side
         target.mkdir(parents=True)
         for f in range(files):
@@ -107,6 +97,7 @@ def generate(
                 .selectExpr(
                     "id",
                     f"CAST(pmod(hash(id, {seed}), {keys}) AS INT) AS k",
+                    *extra,
                     f"timestamp_micros({T0_US + offset} + id * {step_us} + ((id * 7919) % {jitter_ms}) * 1000) "
                     "AS rowtime",
                 )
@@ -164,59 +155,13 @@ def floor_query(spark: Any, folder: Path, args: argparse.Namespace) -> Any:
 
 QUERIES = {"overjoin": overjoin_query, "native": native_query, "floor": floor_query}
 
-# --store: Spark's state store provider for every Spark engine, and how the report names it.
-STORES = {
-    "hdfs": ("org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider", "HDFS-backed state store"),
-    "rocksdb": (
-        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
-        "RocksDB state store with changelog checkpointing",
-    ),
-}
-
-
-def jvm_cpu_seconds(spark: Any) -> float:
-    """utime + stime of the JVM, from /proc (local mode: driver and executors in one process)."""
-    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
-
 
 def run_once(spark: Any, engine: str, folder: Path, args: argparse.Namespace, label: str) -> Run:
     spark.conf.set("spark.overjoin.lateness", f"{args.lateness} seconds")
     spark.conf.set("spark.overjoin.join.operator", "overjoin" if engine == "overjoin" else "spark")
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", STORES[args.store][0])
     spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
-    df = QUERIES[engine](spark, folder, args)
-    checkpoint = tempfile.mkdtemp(prefix=f"bench-ops-{engine}-")
-    cpu0, t0 = jvm_cpu_seconds(spark), time.perf_counter()
-    query = (
-        df.writeStream.format("noop")
-        .outputMode("append")
-        .trigger(availableNow=True)
-        .option("checkpointLocation", checkpoint)
-        .start()
-    )
-    last = -1
-    while not query.awaitTermination(5):
-        p = query.lastProgress
-        if p and p["batchId"] != last and p["batchId"] % 10 == 0:
-            last = p["batchId"]
-            log(f"    {label}: batch {last}, {time.perf_counter() - t0:5.1f} s")
-    cpu, wall = jvm_cpu_seconds(spark) - cpu0, time.perf_counter() - t0
-    if query.exception():
-        raise RuntimeError(f"{engine} failed: {query.exception()}")
-    progress = list(query.recentProgress)
-    shutil.rmtree(checkpoint, ignore_errors=True)
-    return Run(
-        engine=engine,
-        input_rows=sum(p["numInputRows"] for p in progress),
-        cpu_seconds=cpu,
-        wall_seconds=wall,
-        batches=len(progress),
-        output_rows=sum(max(0, p["sink"].get("numOutputRows", 0)) for p in progress),
-        peak_state_rows=max((sum(o["numRowsTotal"] for o in p["stateOperators"]) for p in progress), default=0),
-    )
+    return run_to_end(spark, QUERIES[engine](spark, folder, args), engine, label)
 
 
 def run_flink(flink: FlinkEngine) -> Run:
@@ -231,10 +176,6 @@ def run_flink(flink: FlinkEngine) -> Run:
         output_rows=o["output_rows"],
         peak_state_rows=None,
     )
-
-
-def _n(x: int | None) -> str:
-    return "n/a" if x is None else f"{x:,}"
 
 
 def report(args: argparse.Namespace, runs: list[Run], command: str, versions: str, flink_note: str) -> str:
@@ -258,14 +199,8 @@ def report(args: argparse.Namespace, runs: list[Run], command: str, versions: st
         "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
         "warm-ups). Engines alternate run by run after one unreported warm-up of each.",
         "",
-        "| run | engine | input rows | CPU s | wall s | input rows / CPU s | batches | output rows | peak state rows |",
-        "|---|---|---|---|---|---|---|---|---|",
+        *run_table(runs),
     ]
-    for i, r in enumerate(runs, 1):
-        lines.append(
-            f"| {i} | {r.engine} | {r.input_rows:,} | {r.cpu_seconds:.1f} | {r.wall_seconds:.1f} | "
-            f"{r.rows_per_cpu_second:,.0f} | {_n(r.batches)} | {r.output_rows:,} | {_n(r.peak_state_rows)} |"
-        )
     joins = [r for r in runs if r.engine != "floor"]
     same = len({r.output_rows for r in joins}) == 1
     medians = ", ".join(f"{e} **{m:,.0f}**" for e, m in med.items())
@@ -341,22 +276,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import overjoin
 
-    log("starting Spark ...")
-    spark = overjoin.session(
-        **{
-            "spark.master": "local[2]",
-            "spark.sql.shuffle.partitions": "2",
-            "spark.default.parallelism": "2",
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-            "spark.sql.session.timeZone": "UTC",
-            "spark.sql.adaptive.enabled": "false",
-            "spark.driver.memory": "4g",
-            # Every micro-batch's progress is counted (Spark keeps the last 100 by default).
-            "spark.sql.streaming.numRecentProgressUpdates": "100000",
-        }
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = start_session()
     versions = (
         f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
         f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
@@ -373,8 +293,14 @@ def main(argv: list[str] | None = None) -> int:
         engines = ["overjoin", "native", "floor"]
         if flink_python:
             log(f"writing Flink's CSV input (checked against the Parquet files) and starting {flink_python} ...")
+            inputs = write_flink_inputs(spark, folder, SCHEMA)
             flink = FlinkEngine(
-                flink_python, write_flink_inputs(spark, folder, SCHEMA), args.window, args.lateness, args.how
+                flink_python,
+                FLINK_JOIN,
+                [
+                    *("--left", str(inputs["l"]), "--right", str(inputs["r"])),
+                    *("--window", str(args.window), "--lateness", str(args.lateness), "--how", args.how),
+                ],
             )
             sampled = flink.check_sample(spark, folder, SCHEMA, 997)
             log(f"  Flink {flink.version} reads the same {sampled:,} sampled rows as Spark")
@@ -391,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
             r = run_flink(flink) if engine == "flink" and flink else run_once(spark, engine, folder, args, label)
             log(
                 f"  {label}: {r.input_rows:,} rows, {r.cpu_seconds:.1f} CPU s ({r.wall_seconds:.1f} s wall) = "
-                f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, peak state {_n(r.peak_state_rows)}"
+                f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, peak state {fmt_n(r.peak_state_rows)}"
             )
             runs.append(r)
         if flink:

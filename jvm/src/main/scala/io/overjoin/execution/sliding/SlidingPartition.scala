@@ -19,7 +19,8 @@ final case class SlidingTaskSpec(
     childOutput: Seq[Attribute],
     keepMicros: Long,
     keepRows: Long,
-    valueSchema: StructType)
+    valueSchema: StructType,
+    dueOnly: Boolean = true)
 
 /** What a task counts, for the operator's metrics. */
 final class SlidingCounters {
@@ -42,6 +43,8 @@ final class SlidingCounters {
  *     rowtime the watermark has reached are due: every row of their window, peers included, has
  *     arrived. Their values are computed by Spark's own window evaluation
  *     (`WindowEvaluatorFactory`, what `WindowExec` runs) over the key's rows, so they are Spark's;
+ *     when every window expression is an aggregate over a frame with constant bounds, only the due
+ *     rows' frames are aggregated, by the functions' own expressions ([[DueRowAggregates]]);
  *  4. the key keeps the rows a later row can still need: those not emitted, those within
  *     `keepMicros` of the watermark (RANGE), the last `keepRows` emitted (ROWS, LAG).
  */
@@ -53,6 +56,9 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
   private val keyOf = UnsafeProjection.create(spec.keyExpressions, spec.childOutput)
   private val rowtimeOf = BindReferences.bindReference(spec.orderSpec.head.child, spec.childOutput)
   private val valueOf = UnsafeProjection.create(spec.valueSchema)
+  // The due rows' values alone, when the window expressions allow it; else (and always with
+  // spark.overjoin.sliding.evaluation = spark) Spark's evaluator over every row of the visited keys.
+  private val dueOnly = if (spec.dueOnly) DueRowAggregates.of(spec) else None
 
   def run(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     val fresh = mutable.LinkedHashMap.empty[UnsafeRow, ArrayBuffer[HeldRow]]
@@ -82,12 +88,14 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     }
     val evalRows = ArrayBuffer.empty[UnsafeRow]
     val emit = ArrayBuffer.empty[Boolean]
+    val evaluated = ArrayBuffer.empty[UnsafeRow]
     def visit(key: UnsafeRow, added: Seq[HeldRow]): Unit = {
       val held = Option(store.get(key)).map(v => SlidingState.decode(v.getBinary(1), numFields)).getOrElse(ArrayBuffer.empty)
       val rows = if (added.isEmpty) held else (held ++ added).sortBy(r => (r.rowtime, r.seq))
       val isDue = rows.map(r => !r.emitted && evictUs != SlidingPartition.NoWatermark && r.rowtime <= evictUs)
-      if (isDue.contains(true)) {
-        rows.indices.foreach { i => evalRows += rows(i).row; emit += isDue(i) }
+      if (isDue.contains(true)) dueOnly match {
+        case Some(aggregates) => rows.indices.foreach { i => if (isDue(i)) evaluated += aggregates.eval(rows, i) }
+        case None => rows.indices.foreach { i => evalRows += rows(i).row; emit += isDue(i) }
       }
       val marked = rows.indices.map(i => if (isDue(i)) rows(i).copy(emitted = true) else rows(i))
       val kept = keep(marked)
@@ -102,6 +110,10 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     fresh.foreach { case (key, added) => visit(key, added.toSeq) }
     due.foreach(key => visit(key, Nil))
     counters.stateRows = stateRows
+    if (dueOnly.isDefined) {
+      counters.emitted += evaluated.size
+      return evaluated.iterator
+    }
     if (evalRows.isEmpty) return Iterator.empty
     val factory = new WindowEvaluatorFactory(spec.windowExpressions, spec.partitionSpec, spec.orderSpec,
       spec.childOutput, new SQLMetric("size", 0L), new SQLMetric("sum", 0L), new SQLMetric("sum", 0L))

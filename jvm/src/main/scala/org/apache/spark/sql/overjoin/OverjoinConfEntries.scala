@@ -61,6 +61,18 @@ object OverjoinConfEntries {
     .checkValues(Set("overjoin", "spark"))
     .createWithDefault("overjoin")
 
+  val SlidingEvaluation: ConfigEntry[String] = SQLConf.buildConf("spark.overjoin.sliding.evaluation")
+    .doc("How a sliding window (docs/semantics.md §12) computes the values of the rows it emits. 'due' " +
+      "(the default): when every window expression is an aggregate over a frame with constant bounds, " +
+      "only the emitted rows' frames are aggregated, by the functions' own expressions; otherwise as " +
+      "'spark'. 'spark': Spark's window evaluation over every row the key holds. Both give Spark's " +
+      "values; 'spark' is there to compare them (bench/bench_sliding.py).")
+    .version("0.2.0")
+    .stringConf
+    .transform(_.trim.toLowerCase(java.util.Locale.ROOT))
+    .checkValues(Set("due", "spark"))
+    .createWithDefault("due")
+
   /** Every entry, so that loading this object registers them all. */
-  val All: Seq[ConfigEntry[_]] = Seq(Lateness, Emit, ParserEnabled, JoinOperator)
+  val All: Seq[ConfigEntry[_]] = Seq(Lateness, Emit, ParserEnabled, JoinOperator, SlidingEvaluation)
 }

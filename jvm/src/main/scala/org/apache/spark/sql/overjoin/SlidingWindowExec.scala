@@ -60,7 +60,7 @@ case class SlidingWindowExec(
     metrics // the accumulators exist on the driver before the tasks use them
     val (lateUs, evictUs) = watermarksMicros()
     val spec = SlidingTaskSpec(windowExpressions, partitionSpec, keyExpressions, orderSpec, child.output,
-      keepMicros, keepRows, valueSchema)
+      keepMicros, keepRows, valueSchema, dueOnly = conf.getConf(OverjoinConfEntries.SlidingEvaluation) == "due")
     val batchId = getStateInfo.storeVersion
     val numOutput = longMetric("numOutputRows")
     val dropped = longMetric("numRowsDroppedByWatermark")

@@ -1,0 +1,522 @@
+"""Sliding windows side by side: overjoin's operator against Flink's OVER aggregation.
+
+The same sliding window (docs/semantics.md §12), on the same rows, through each engine:
+
+  overjoin  SELECT STREAM ROWTIME, id, k, COUNT(*) OVER w AS c, SUM(v) OVER w AS s,
+                   MIN(v) OVER w AS mn, MAX(v) OVER w AS mx, AVG(v) OVER w AS a
+            FROM src WINDOW w AS (PARTITION BY k RANGE INTERVAL '<W>' SECOND PRECEDING)
+            on overjoin's SlidingWindowExec (lateness <L>)
+  overjoin-spark  (optional, --engines) the same operator with Spark's window evaluation over every
+            held row of a visited key (spark.overjoin.sliding.evaluation = spark), as it was first
+  floor     no window: the same input, watermark and micro-batches, shuffled by the key into the
+            sink; what every Spark micro-batch query over this input pays (reported, and
+            subtracted to give the operator's own cost)
+  flink     the same aggregation in Flink 2.3 (bench/flink_over.py): ``OVER (PARTITION BY k ORDER
+            BY rt RANGE BETWEEN INTERVAL '<W>' SECOND PRECEDING AND CURRENT ROW)``, streaming mode,
+            a local MiniCluster with parallelism 2, hashmap state, checkpointing off; with
+            --flink-checkpoints also ``flink-ckpt``: checkpoints about as many as Spark's commits
+
+Spark has no native engine here: it refuses a window function over a stream (its streaming
+``OVER`` is unsupported), which is why overjoin has an operator for it.
+
+One input of Parquet files (id, k, v, rowtime), one file per micro-batch (``Trigger.AvailableNow``,
+``noop`` sink), made as bench/bench_operators.py makes its inputs: event time advances ``step`` per
+row, rows are out of order by up to 3 s (a deterministic jitter, whole milliseconds, so Flink's
+millisecond time attribute loses nothing; rows with equal rowtime are peers in both engines, see
+below), keys and values are hashed from the id. The input ends with one **flush row** in a file of
+its own, an hour later, with a key of its own: it moves the watermark past every other row, so
+overjoin emits them all before ``Trigger.AvailableNow`` stops (Flink does at the end of its bounded
+input). No engine emits the flush row's own output row (every engine filters its key out; overjoin
+could not emit it anyway, as no later row moves the watermark past it), so every engine outputs
+exactly one row per data row, which is checked.
+
+The benchmark runs at two sizes of micro-batch, ``--batch-seconds`` of event time each (default 10
+and 50: 100 and 20 files of the default 1M rows). Flink has no micro-batches: it reads the same rows
+from one CSV file, so its runs are the same job at both sizes, run again side by side in each.
+
+**Check of the values** (before the timed runs; not timed): overjoin's output at each size is
+written to Parquet and a checksum of its rows (a hash of each row's values, summed; see
+bench/flink/CountingSinkFactory.java) compared with Flink's (its counting sink with ``'checksum' =
+'true'``) and with Spark's own batch window over the same rows (``RANGE BETWEEN INTERVAL W SECONDS
+PRECEDING AND CURRENT ROW`` ordered by rowtime, overjoin's parser off). RANGE includes peers (rows
+with an equal rowtime) in all three (docs/semantics.md §12), so ties in rowtime give the same
+values.
+
+The measure, as bench/bench_operators.py's: **input rows per CPU-second** of the engine's JVM
+(utime + stime from /proc), engines alternating run by run after one unreported warm-up of each,
+medians of the runs; peak state rows of overjoin from the query's progress (``numRowsTotal``: input
+rows held, not keys); Flink's hashmap state exposes no count.
+
+Flink needs its own venv (see bench/bench_operators.py):
+
+  python3 -m venv /work/flinkenv && /work/flinkenv/bin/pip install 'apache-flink==2.3.*'
+  python bench/bench_sliding.py --flink-python /work/flinkenv/bin/python
+
+Run:  python bench/bench_sliding.py                  (1M rows; about 15 minutes on 2 cores)
+      python bench/bench_sliding.py --rows 100000    (a quick look)
+      python bench/bench_sliding.py --help
+Writes the section ``## Sliding windows`` of bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import platform
+import shlex
+import shutil
+import statistics
+import struct
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _flink import FLINK_OVER, FLUSH_KEY, FlinkEngine, find_flink_python, write_flink_inputs
+from _results import replace_section
+from _spark_bench import STORES, Run, fmt_n, log, run_table, run_to_end, start_session
+from bench_join import machine
+from bench_operators import T0_US, generate
+
+SECTION = "Sliding windows"
+SCHEMA = "id BIGINT, k INT, v INT, rowtime TIMESTAMP"
+JITTER_MS = 3000
+VALUES = 1000  # v is in [0, VALUES)
+# The output's columns, in the order the checksum reads them (flink_over.py's sink has the same).
+OUT = ("ROWTIME", "id", "k", "c", "s", "mn", "mx", "a")
+MASK = (1 << 64) - 1
+NULL_BITS = 0x5BD1E995  # CountingSinkFactory.NULL_BITS
+
+
+def _stream(spark: Any, folder: Path) -> Any:
+    return spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(folder / "src"))
+
+
+def overjoin_query(spark: Any, folder: Path, args: argparse.Namespace) -> Any:
+    _stream(spark, folder).createOrReplaceTempView("src")
+    return spark.sql(
+        "SELECT STREAM ROWTIME, id, k, COUNT(*) OVER w AS c, SUM(v) OVER w AS s, MIN(v) OVER w AS mn, "
+        "MAX(v) OVER w AS mx, AVG(v) OVER w AS a "
+        f"FROM src WINDOW w AS (PARTITION BY k RANGE INTERVAL '{args.window}' SECOND PRECEDING)"
+    ).where(f"k <> {FLUSH_KEY}")
+
+
+def floor_query(spark: Any, folder: Path, args: argparse.Namespace) -> Any:
+    """Spark's floor: the same input, read the same way, with the same watermark (overjoin's
+    lateness + 1 ms, docs/semantics.md §8), shuffled by the key into the sink, the flush row
+    filtered out: file listing, offset and commit logs, planning, the scan, the shuffle, no state."""
+    delay_ms = int(args.lateness) * 1000 + 1
+    return (
+        _stream(spark, folder)
+        .withWatermark("rowtime", f"{delay_ms} milliseconds")
+        .repartition("k")
+        .where(f"k <> {FLUSH_KEY}")
+    )
+
+
+# overjoin-spark: overjoin's operator with Spark's window evaluation over every held row of a visited
+# key (spark.overjoin.sliding.evaluation = spark), as before the due rows were evaluated alone.
+QUERIES = {"overjoin": overjoin_query, "overjoin-spark": overjoin_query, "floor": floor_query}
+
+
+def configure(spark: Any, args: argparse.Namespace, engine: str = "overjoin") -> None:
+    spark.conf.set("spark.overjoin.lateness", f"{args.lateness} seconds")
+    spark.conf.set("spark.overjoin.sliding.evaluation", "spark" if engine == "overjoin-spark" else "due")
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", STORES[args.store][0])
+    spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
+
+
+def run_spark(spark: Any, engine: str, folder: Path, args: argparse.Namespace, label: str) -> Run:
+    configure(spark, args, engine)
+    return run_to_end(spark, QUERIES[engine](spark, folder, args), engine, label)
+
+
+def run_flink(flink: FlinkEngine, engine: str = "flink") -> Run:
+    """One run of bench/flink_over.py; its CPU seconds are its gateway JVM's over the job."""
+    o = flink.run("over")
+    return Run(
+        engine=engine,
+        input_rows=o["input_rows"],
+        cpu_seconds=o["cpu_seconds"],
+        wall_seconds=o["wall_seconds"],
+        batches=None,
+        output_rows=o["output_rows"],
+        peak_state_rows=None,
+        checkpoints=o["checkpoints"],
+    )
+
+
+# -- the check of the values ----------------------------------------------------------------------
+
+
+def _bits(x: Any) -> int:
+    if x is None:
+        return NULL_BITS
+    if isinstance(x, float):
+        return int(struct.unpack("<Q", struct.pack("<d", x))[0])
+    return int(x) & MASK
+
+
+def _mix(h: int) -> int:
+    h ^= h >> 33
+    h = (h * 0xFF51AFD7ED558CCD) & MASK
+    return h ^ (h >> 33)
+
+
+def checksum(rows: Any) -> tuple[int, int]:
+    """(rows, checksum) of rows of OUT's values, the ROWTIME in microseconds since the epoch, as
+    CountingSinkFactory computes it (a signed 64-bit sum)."""
+    n, total = 0, 0
+    for r in rows:
+        h = 17
+        for x in r:
+            h = (31 * h + _bits(x)) & MASK
+        total = (total + _mix(h)) & MASK
+        n += 1
+    return n, total - (1 << 64) if total >= 1 << 63 else total
+
+
+def spark_checksum(df: Any) -> tuple[int, int]:
+    cols = [f"unix_micros({OUT[0]})", *OUT[1:]]
+    return checksum(df.selectExpr(*cols).toLocalIterator())
+
+
+def overjoin_checksum(spark: Any, folder: Path, args: argparse.Namespace) -> tuple[Run, tuple[int, int]]:
+    """overjoin's output written to Parquet (not timed as the runs are) and its checksum."""
+    configure(spark, args)
+    out = Path(tempfile.mkdtemp(prefix="bench-sliding-out-"))
+    try:
+        run = run_to_end(spark, overjoin_query(spark, folder, args), "overjoin", "check", "parquet", str(out / "rows"))
+        return run, spark_checksum(spark.read.parquet(str(out / "rows")))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def replay_checksum(spark: Any, folder: Path, args: argparse.Namespace) -> tuple[int, int]:
+    """Spark's own batch window over the same rows (overjoin's parser off): the reference."""
+    spark.read.schema(SCHEMA).parquet(str(folder / "src")).where(f"k <> {FLUSH_KEY}").createOrReplaceTempView(
+        "replay_src"
+    )
+    w = f"(PARTITION BY k ORDER BY rowtime RANGE BETWEEN INTERVAL '{args.window}' SECOND PRECEDING AND CURRENT ROW)"
+    spark.conf.set("spark.overjoin.parser.enabled", "false")
+    try:
+        df = spark.sql(
+            f"SELECT rowtime AS ROWTIME, id, k, COUNT(*) OVER {w} AS c, SUM(v) OVER {w} AS s, MIN(v) OVER {w} AS mn, "
+            f"MAX(v) OVER {w} AS mx, AVG(v) OVER {w} AS a FROM replay_src"
+        )
+        return spark_checksum(df)
+    finally:
+        spark.conf.unset("spark.overjoin.parser.enabled")
+
+
+# -- one size of micro-batch ------------------------------------------------------------------------
+
+
+@dataclass
+class Size:
+    """The runs at one size of micro-batch."""
+
+    seconds: int
+    files: int
+    runs: list[Run] = field(default_factory=list)
+    checks: dict[str, tuple[int, int]] = field(default_factory=dict)  # engine -> (rows, checksum)
+    check_late_rows: int = 0
+    checkpoint_ms: int | None = None
+
+    def medians(self) -> dict[str, float]:
+        engines = list(dict.fromkeys(r.engine for r in self.runs))
+        return {e: statistics.median(r.rows_per_cpu_second for r in self.runs if r.engine == e) for e in engines}
+
+    def median_cpu(self, engine: str) -> float:
+        return statistics.median(r.cpu_seconds for r in self.runs if r.engine == engine)
+
+    def ratio(self, other: str = "flink") -> tuple[float, list[float]]:
+        med = self.medians()
+        ours = [r for r in self.runs if r.engine == "overjoin"]
+        theirs = [r for r in self.runs if r.engine == other]
+        pairs = [x.rows_per_cpu_second / y.rows_per_cpu_second for x, y in zip(ours, theirs)]
+        return med["overjoin"] / med[other], pairs
+
+
+def report_size(size: Size, args: argparse.Namespace, target: float) -> list[str]:
+    med = size.medians()
+    lines = [
+        f"### {size.seconds} s of event time per micro-batch ({size.files} files, "
+        f"{args.rows // size.files:,} rows per micro-batch)",
+        "",
+        *run_table(size.runs),
+        "",
+        "Median input rows per CPU-second: " + ", ".join(f"{e} **{m:,.0f}**" for e, m in med.items()) + ".",
+    ]
+    for other in ("flink", "flink-ckpt", "overjoin-spark"):
+        if other in med:
+            ratio, pairs = size.ratio(other)
+            verdict = "meets" if ratio >= target else "**misses**"
+            lines[-1] += (
+                f" overjoin / {other} **{ratio:.2f}x** (per run: {', '.join(f'{p:.2f}' for p in pairs)})"
+                + (f"; target >= {target:g}x: {verdict} it" if other == "flink" else "")
+                + "."
+            )
+    outs = {r.output_rows for r in size.runs}
+    lines += [
+        "",
+        (
+            f"Output rows: {args.rows:,} (one per data row) in every run of every engine."
+            if outs == {args.rows}
+            else f"**Output rows differ from the {args.rows:,} data rows** in some run (see the table)."
+        ),
+    ]
+    ours = [r for r in size.runs if r.engine == "overjoin"]
+    if ours:
+        late = sum(r.late_rows or 0 for r in ours)
+        peak = max(r.peak_state_rows or 0 for r in ours)
+        lines.append(
+            f"overjoin's peak state rows: {peak:,} (input rows held; numRowsTotal); late rows dropped: {late}."
+        )
+    if "floor" in med and "overjoin" in med:
+        cpu_floor, cpu_ours = size.median_cpu("floor"), size.median_cpu("overjoin")
+        flink_cpu = f"; Flink's whole run: {size.median_cpu('flink'):.1f} CPU s" if "flink" in med else ""
+        before = (
+            f", with Spark's evaluation (overjoin-spark) {size.median_cpu('overjoin-spark') - cpu_floor:.1f}"
+            if "overjoin-spark" in med
+            else ""
+        )
+        lines.append(
+            f"Spark's floor: {cpu_floor:.1f} CPU s (median); the sliding window's own CPU s over it: "
+            f"{cpu_ours - cpu_floor:.1f} (overjoin's whole run {cpu_ours:.1f}){before}{flink_cpu}."
+        )
+    if size.checkpoint_ms is not None:
+        ck = [r.checkpoints for r in size.runs if r.engine == "flink-ckpt"]
+        lines.append(
+            f"`flink-ckpt`: checkpoints every {size.checkpoint_ms} ms (Flink's warm-up wall time over overjoin's "
+            f"micro-batches), completed checkpoints per run: {', '.join(str(c) for c in ck)}."
+        )
+    if size.checks:
+        sums = size.checks
+        same = len(set(sums.values())) == 1
+        lines += [
+            "",
+            "Check of the values: "
+            + "; ".join(f"{e} {n:,} rows, checksum {c & MASK:#018x}" for e, (n, c) in sums.items())
+            + (": **equal**." if same else ": **they differ**."),
+        ]
+    lines.append("")
+    return lines
+
+
+def report(
+    args: argparse.Namespace, sizes: list[Size], command: str, versions: str, flink_note: str, checked: bool
+) -> str:
+    lines = [
+        f"Command: `{command}`  ",
+        f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
+        f"Machine: {machine()}  ",
+        f"Software: {versions}",
+        "",
+        f"Query: `SELECT STREAM ROWTIME, id, k, COUNT(*) OVER w, SUM(v) OVER w, MIN(v) OVER w, MAX(v) OVER w, "
+        f"AVG(v) OVER w FROM src WINDOW w AS (PARTITION BY k RANGE INTERVAL '{args.window}' SECOND PRECEDING)`; "
+        f"Flink: the same aggregates `OVER (PARTITION BY k ORDER BY rt RANGE BETWEEN INTERVAL '{args.window}' "
+        "SECOND PRECEDING AND CURRENT ROW)`. Spark has no native engine for it: it refuses window functions "
+        "over a stream.",
+        "",
+        f"Input: {args.rows:,} rows, {args.keys:,} keys, {1_000_000 // args.step_us:,} rows/s of event time "
+        f"(about {args.window * 1_000_000 // args.step_us // args.keys:,} rows per key per window), v in "
+        f"[0, {VALUES}), rows out of order by up to 3 s, then one flush row in a file of its own (an hour later, "
+        "a key of its own; counted in input rows, its output filtered out by every engine); Parquet files, one per "
+        f"micro-batch (`Trigger.AvailableNow`, `noop` sink); lateness {args.lateness} s; Spark: `local[2]`, "
+        f"2 shuffle partitions, {STORES[args.store][1]}.",
+        "",
+        "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
+        "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
+        "warm-ups). Engines alternate run by run after one unreported warm-up of each; medians of the runs.",
+        "",
+    ]
+    for size, target in zip(sizes, (1.0, 2.0) if len(sizes) == 2 else [1.0] * len(sizes)):
+        lines += report_size(size, args, target)
+    summary = []
+    for s in sizes:
+        if "flink" in s.medians():
+            summary.append(f"{s.seconds} s: **{s.ratio()[0]:.2f}x**")
+    if summary:
+        lines += [
+            "overjoin / Flink (medians of input rows per CPU-second): " + ", ".join(summary) + " (targets: >= 1x at "
+            "10 s, >= 2x at 50 s of event time per micro-batch).",
+            "",
+        ]
+    if not checked:
+        lines += ["Values not checked (--no-check).", ""]
+    lines += ["Flink: " + flink_note, ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--rows", type=int, default=1_000_000, help="data rows (default 1000000)")
+    p.add_argument("--keys", type=int, default=1_000, help="distinct PARTITION BY keys (default 1000)")
+    p.add_argument("--step-us", type=int, default=1000, help="event time between rows, us (default 1000: 1k rows/s)")
+    p.add_argument("--window", type=int, default=60, help="RANGE ... PRECEDING, seconds (default 60)")
+    p.add_argument("--lateness", type=int, default=10, help="lateness, seconds (default 10)")
+    p.add_argument(
+        "--batch-seconds",
+        default="10,50",
+        help="event time per micro-batch, seconds, comma-separated (default 10,50); sets the files per run",
+    )
+    p.add_argument(
+        "--store",
+        choices=tuple(STORES),
+        default="hdfs",
+        help="Spark's state store (default hdfs, Spark's default; rocksdb: with changelog checkpointing)",
+    )
+    p.add_argument("--runs", type=int, default=3, help="runs of each engine per size, alternating (default 3)")
+    p.add_argument(
+        "--flink-python",
+        metavar="PATH",
+        default=None,
+        help="a Python with apache-flink 2.3 to run the flink engine (default: $OVERJOIN_FLINK_PYTHON, "
+        "else this Python if it has pyflink, else flink is not run)",
+    )
+    p.add_argument(
+        "--flink-checkpoints",
+        action="store_true",
+        help="also run Flink with checkpointing, about as many checkpoints as overjoin's micro-batches",
+    )
+    p.add_argument(
+        "--engines",
+        default="overjoin,floor,flink",
+        help="engines to run (default overjoin,floor,flink; overjoin-spark: overjoin's operator with Spark's "
+        "window evaluation over every held row, spark.overjoin.sliding.evaluation = spark)",
+    )
+    p.add_argument("--no-check", action="store_true", help="skip the check of the values (not timed anyway)")
+    p.add_argument("--no-write", action="store_true", help="print the report, leave RESULTS.md alone")
+    args = p.parse_args(argv)
+    command = "python bench/bench_sliding.py" + "".join(
+        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+    )
+    sizes = []
+    for s in (int(x) for x in args.batch_seconds.split(",")):
+        files = max(1, args.rows * args.step_us // (s * 1_000_000))
+        sizes.append(Size(seconds=s, files=files))
+    wanted = args.engines.split(",")
+
+    import overjoin
+
+    spark = start_session()
+    versions = (
+        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
+        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
+    )
+    flink_python, why = (None, "not asked for") if "flink" not in wanted else find_flink_python(args.flink_python)
+    flink_note = f"not run: {why}." if flink_python is None else ""
+    root = Path(tempfile.mkdtemp(prefix="bench-sliding-data-"))
+    flinks: dict[str, FlinkEngine] = {}
+    try:
+        flush_us = T0_US + args.rows * args.step_us + (args.window + args.lateness + 3600) * 1_000_000
+        folders = {}
+        for size in sizes:
+            folders[size.seconds] = root / f"b{size.seconds}"
+            log(f"generating input for {size.seconds} s per micro-batch in {folders[size.seconds]} ...")
+            generate(
+                spark,
+                folders[size.seconds],
+                args.rows,
+                size.files,
+                args.keys,
+                args.step_us,
+                JITTER_MS,
+                flush_us,
+                sides=(("src", 0, 1),),
+                extra=(f"CAST(pmod(hash(id, 3), {VALUES}) AS INT) AS v",),
+            )
+        flink_args: list[str] = []
+        if flink_python:
+            log(f"writing Flink's CSV input (checked against the Parquet files) and starting {flink_python} ...")
+            inputs = write_flink_inputs(spark, folders[sizes[0].seconds], SCHEMA, ("src",))
+            flink_args = ["--input", str(inputs["src"]), "--window", str(args.window), "--lateness", str(args.lateness)]
+            flinks["flink"] = FlinkEngine(flink_python, FLINK_OVER, flink_args)
+            sampled = flinks["flink"].check_sample(
+                spark, folders[sizes[0].seconds], SCHEMA, 997, ("src",), between=("v",)
+            )
+            log(f"  Flink {flinks['flink'].version} reads the same {sampled:,} sampled rows as Spark")
+            versions += f", Flink {flinks['flink'].version}"
+        if not args.no_check:
+            log("checking the values (not timed) ...")
+            reference = replay_checksum(spark, folders[sizes[0].seconds], args)
+            flink_check = flinks["flink"].run("check") if "flink" in flinks else None
+            for size in sizes:
+                size.checks["replay"] = reference
+                run, sums = overjoin_checksum(spark, folders[size.seconds], args)
+                size.checks["overjoin"] = sums
+                size.check_late_rows = run.late_rows or 0
+                if flink_check is not None:
+                    size.checks["flink"] = (flink_check["output_rows"], flink_check["checksum"])
+                log(f"  {size.seconds} s: {size.checks}")
+        for size in sizes:
+            engines = [e for e in ("overjoin", "overjoin-spark", "floor") if e in wanted]
+            if "flink" in flinks:
+                engines.append("flink")
+            folder = folders[size.seconds]
+
+            def one(engine: str, label: str, size: Size = size, folder: Path = folder) -> Run:
+                if engine in flinks:
+                    return run_flink(flinks[engine], engine)
+                return run_spark(spark, engine, folder, args, label)
+
+            warm: dict[str, Run] = {}
+            for engine in engines:
+                log(f"  {size.seconds} s: warm-up {engine} (not reported) ...")
+                warm[engine] = one(engine, f"warm-up {engine}")
+            if args.flink_checkpoints and flink_python and "flink" in warm and "overjoin" in warm:
+                batches = warm["overjoin"].batches or 1
+                size.checkpoint_ms = max(10, int(warm["flink"].wall_seconds * 1000 / batches))
+                name = f"flink-ckpt-{size.seconds}"
+                flinks[name] = FlinkEngine(
+                    flink_python, FLINK_OVER, [*flink_args, "--checkpoint-ms", str(size.checkpoint_ms)]
+                )
+                run_flink(flinks[name], "flink-ckpt")  # its warm-up
+                flinks["flink-ckpt"] = flinks[name]
+                engines.append("flink-ckpt")
+            for i, engine in enumerate(engines * args.runs, 1):
+                label = f"{size.seconds} s: run {i}/{len(engines) * args.runs} {engine}"
+                r = one(engine, label)
+                log(
+                    f"  {label}: {r.input_rows:,} rows, {r.cpu_seconds:.1f} CPU s ({r.wall_seconds:.1f} s wall) = "
+                    f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, "
+                    f"peak state {fmt_n(r.peak_state_rows)}"
+                )
+                size.runs.append(r)
+            if "flink-ckpt" in flinks:
+                flinks.pop("flink-ckpt")
+                flinks.pop(f"flink-ckpt-{size.seconds}").close()
+        if flink_python and "flink" in flinks:
+            version = flinks["flink"].version
+            flink_note = (
+                f"ran Flink {version} (`bench/flink_over.py` under `{flink_python}`): streaming mode, a local "
+                "MiniCluster (1 task manager, 2 slots, parallelism 2) in pyflink's gateway JVM (-Xmx4g, as Spark's "
+                "driver), state backend `hashmap` (heap), checkpointing off (Flink's default; Spark commits its "
+                "state store every micro-batch), everything else default. It reads one CSV file (the same rows; "
+                "the wheel ships no Parquet format) with the `filesystem` connector, watermark "
+                f"`rt - INTERVAL '{args.lateness}' SECOND` where `rt` is `rowtime` as TIMESTAMP(3) (the rowtimes "
+                "are whole milliseconds), and writes to a sink that counts rows "
+                "(bench/flink/CountingSinkFactory.java). "
+                "CPU: its JVM's utime + stime from just before the INSERT is submitted to the job's end (planning, "
+                "submission and scheduling included; JVM and MiniCluster start-up not). Peak state rows: n/a, the "
+                "hashmap state backend exposes no count of its rows."
+            )
+    finally:
+        for process in flinks.values():
+            process.close()
+        shutil.rmtree(root, ignore_errors=True)
+    text = report(args, sizes, command, versions, flink_note, not args.no_check)
+    print(text)
+    if not args.no_write:
+        replace_section(SECTION, text)
+        log(f"wrote the '{SECTION}' section of bench/RESULTS.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
