@@ -77,6 +77,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="on stop, how long to wait for a pump's running batch to finish (default 10000)")  # fmt: skip
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="extra Spark setting (repeatable)")  # fmt: skip
+    parser.add_argument("--jars", action="append", default=[], metavar="JARS",
+                        help="comma-separated jars for the server's Spark (connectors of CREATE STREAM ... WITH "
+                        "(format = ...)); passed to spark-submit --jars (repeatable)")  # fmt: skip
+    parser.add_argument("--packages", action="append", default=[], metavar="COORDS",
+                        help="comma-separated Maven coordinates, e.g. org.apache.spark:spark-sql-kafka-0-10_2.13:4.3.0 "
+                        "for format = 'kafka'; passed to spark-submit --packages (repeatable)")  # fmt: skip
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warn", "error"),
                         help="level of overjoin's own log lines in server.log (default info)")  # fmt: skip
     parser.add_argument("--dry-run", action="store_true", help="print the spark-submit command instead of running it")
@@ -150,6 +156,10 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     ]
     for kv in args.conf:
         cmd += ["--conf", kv]
+    if getattr(args, "jars", None):
+        cmd += ["--jars", ",".join(args.jars)]
+    if getattr(args, "packages", None):
+        cmd += ["--packages", ",".join(args.packages)]
     cmd += [
         "--class",
         MAIN_CLASS,
@@ -172,6 +182,9 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     env = dict(os.environ)
     env["SPARK_HOME"] = str(home)
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    # Python data sources (format = 'kinesis': the pyspark_overjoin_kinesis package) run in Python
+    # workers of the JVM: this Python, which has overjoin and its dependencies, unless set.
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
     return cmd, env
 
 

@@ -85,9 +85,10 @@ object PumpManager extends Logging {
     val targetId = Streams.identifier(client, targetName)
     val target = Streams.lookup(client, targetId).getOrElse(
       throw new IllegalArgumentException(s"pump $name: the target ${Streams.qualified(targetId)} does not exist (CREATE STREAM it first)"))
-    if (Streams.kind(target) != "durable") throw new IllegalArgumentException(
+    val writable = Streams.kind(target) == "durable" || ExternalStreams.isExternal(target)
+    if (!writable) throw new IllegalArgumentException(
       s"pump $name: the target ${Streams.qualified(targetId)} is not a stream a pump can write " +
-        "(it must be made by CREATE STREAM without WITH)")
+        "(it must be made by CREATE STREAM without WITH, or over a source such as kinesis)")
     val old = load(name)
     if (old.isDefined && !replace) throw new IllegalArgumentException(
       s"pump $name already exists (use CREATE OR REPLACE PUMP, or DROP PUMP $name)")
@@ -226,7 +227,9 @@ object PumpManager extends Logging {
   private def start(d: PumpDefinition): Running = {
     val (df, project, target) = plan(d)
     val rowsOut = new AtomicLong()
-    val sink = new PumpSink(d.name, d.filePrefix, target.location.toString, project, rowsOut)
+    val sink: (DataFrame, Long) => Unit =
+      if (ExternalStreams.isExternal(target)) new ExternalSink(d.name, target, project, rowsOut)
+      else new PumpSink(d.name, d.filePrefix, target.location.toString, project, rowsOut)
     val q = df.writeStream
       .queryName(d.name)
       .option("checkpointLocation", checkpoint(d).getAbsolutePath)
