@@ -60,6 +60,10 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // streaming queries get the listener that counts late rows (docs/semantics.md §8).
     extensions.injectCheckRule { session => LateRows.ensureInstalled(session); _ => () }
     // Likewise the listener that counts records of external streams that did not decode.
-    extensions.injectCheckRule { session => io.overjoin.streams.BadRecords.ensureInstalled(session); _ => () }
+    extensions.injectCheckRule { session =>
+      io.overjoin.streams.BadRecords.ensureInstalled(session)
+      io.overjoin.streams.PythonWorkerRetry.ensureInstalled(session)
+      _ => ()
+    }
   }
 }

@@ -211,7 +211,7 @@ object ExternalStreams {
       .orElse(lines.headOption).getOrElse(e.toString).take(600)
   }
 
-  /** A pump's rows as records of the stream's source: `value` and `partition_key`. */
+  /** A pump's rows as records of the stream's source: `value`, and `partition_key` (Kinesis) or `key`. */
   def records(t: CatalogTable, rows: DataFrame): DataFrame = {
     val declared = Streams.writeSchema(t).fields.toSeq
       .filterNot(f => t.properties.get(Streams.ImplicitRowtimeProperty).exists(_.equalsIgnoreCase(f.name)))
@@ -221,7 +221,8 @@ object ExternalStreams {
       case _ => to_json(struct_)
     }
     val key = partitionKey(t).map(k => col(s"`$k`").cast(StringType)).getOrElse(lit(null).cast(StringType))
-    rows.select(value.as("value"), key.as("partition_key"))
+    // Kinesis's writer takes partition_key; Kafka's (and most others') take key.
+    rows.select(value.as("value"), key.as(if (format(t) == "kinesis") "partition_key" else "key"))
   }
 }
 
@@ -285,5 +286,54 @@ object BadRecords extends Logging {
         }
       }
     }
+  }
+}
+
+/**
+ * A pump whose query stopped because a Python worker did not connect back in time (Spark waits 10
+ * seconds for one, a limit it does not let one change; a source written in Python, as Kinesis's,
+ * starts one when its query starts) is started again, up to [[MaxRetries]] times per server run:
+ * the failure says nothing about the pump, only that the machine was too busy to start Python.
+ * Every retry is logged; a pump still failing stays FAILED in SHOW PUMPS.
+ */
+object PythonWorkerRetry extends Logging {
+  val MaxRetries = 10
+  private val retries = new ConcurrentHashMap[String, AtomicLong]()
+  private val installed = ConcurrentHashMap.newKeySet[SparkSession]()
+  private lazy val scheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor { (r: Runnable) =>
+    val t = new Thread(r, "overjoin-pump-retry"); t.setDaemon(true); t
+  }
+
+  def ensureInstalled(session: SparkSession): Unit =
+    if (installed.add(session)) session.streams.addListener(new Listener)
+
+  private def transient(e: String): Boolean =
+    e.contains("Python worker failed to connect back") || e.contains("Timed out while waiting for the Python worker")
+
+  private class Listener extends StreamingQueryListener {
+    override def onQueryStarted(event: QueryStartedEvent): Unit = ()
+    override def onQueryIdle(event: QueryIdleEvent): Unit = ()
+    override def onQueryProgress(event: QueryProgressEvent): Unit = ()
+    override def onQueryTerminated(event: QueryTerminatedEvent): Unit =
+      if (event.exception.exists(transient)) {
+        // Later each time: a busy machine gets time to calm down.
+        val wait = math.min(30L, 2L + 3L * retries.values().asScala.map(_.get).foldLeft(0L)(math.max))
+        scheduler.schedule(new Runnable { def run(): Unit = retryFailed() }, wait, java.util.concurrent.TimeUnit.SECONDS)
+      }
+  }
+
+  /** Starts again the pumps that are FAILED because a Python worker did not start in time. */
+  private def retryFailed(): Unit = PumpManager.all().foreach { d =>
+    try {
+      val s = PumpManager.status(d.name)
+      if (s.state == "FAILED" && Option(s.error).exists(transient)) {
+        val n = retries.computeIfAbsent(d.key, _ => new AtomicLong()).incrementAndGet()
+        if (n <= MaxRetries) {
+          logWarning(s"overjoin: pump ${d.name} stopped because a Python worker did not start in time; " +
+            s"starting it again (retry $n of $MaxRetries)")
+          PumpManager.alter(d.name, start = true)
+        } else logWarning(s"overjoin: pump ${d.name}: a Python worker did not start in time, $n times; left FAILED")
+      }
+    } catch { case e: Throwable => logWarning(s"overjoin: restarting pump ${d.name} failed", e) }
   }
 }
