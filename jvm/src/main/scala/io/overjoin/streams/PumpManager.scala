@@ -310,7 +310,11 @@ object PumpManager extends Logging {
 
   private def message(e: Throwable): String = {
     val m = Option(e.getMessage).getOrElse(e.toString).trim
-    m.linesIterator.take(3).mkString(" ").take(500)
+    // A Python data source's error (Kinesis): the line that says it, not the traceback's first lines.
+    val traceback = m.indexOf("Traceback (most recent call last)")
+    val said = if (traceback < 0) None else m.substring(traceback).linesIterator.map(_.trim)
+      .filter(_.matches("""^[A-Za-z_][\w.]*(Error|Exception): .*""")).toSeq.lastOption
+    said.map(l => m.substring(0, traceback).trim + " " + l).getOrElse(m).linesIterator.take(3).mkString(" ").take(500)
   }
 
   private def deleteRecursively(f: File): Unit = {
