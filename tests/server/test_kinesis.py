@@ -14,9 +14,19 @@ import threading
 import pytest
 
 from tests.server.kinesis import CREDENTIALS, REGION, Moto
-from tests.server.serverproc import Server, free_port, wait_until
+from tests.server.serverproc import Server, free_port
+from tests.server.serverproc import wait_until as _wait_until
 
 pytestmark = pytest.mark.server
+
+#: A Kinesis pump starts a Python worker, which Spark gives 10 s; on a busy machine the server starts
+#: the pump again (docs/server.md, "Python workers"), so waits are longer than elsewhere.
+WAIT = 400.0
+
+
+def wait_until(check, what: str = "condition"):  # type: ignore[no-untyped-def]
+    return _wait_until(check, timeout=WAIT, what=what)
+
 
 pytest.importorskip("boto3")
 pytest.importorskip("moto")

@@ -59,7 +59,7 @@ sleep 3
 for f in "$DATAFILES"/shipments-*.json; do kio put shipments "$f"; sleep 3; done
 
 echo "== waiting for the pumps to catch up"
-for _ in $(seq 90); do
+for _ in $(seq 200); do
   n="$(kio count fast_shipments)/$(kio count shipments_per_hour)"
   [ "$n" = "3/4" ] && break
   sleep 2

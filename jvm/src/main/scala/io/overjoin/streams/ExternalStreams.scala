@@ -292,12 +292,12 @@ object BadRecords extends Logging {
 /**
  * A pump whose query stopped because a Python worker did not connect back in time (Spark waits 10
  * seconds for one, a limit it does not let one change; a source written in Python, as Kinesis's,
- * starts one when its query starts) is started again, up to [[MaxRetries]] times per server run:
+ * starts one when its query starts) is started again, up to [[MaxRetries]] times in a row:
  * the failure says nothing about the pump, only that the machine was too busy to start Python.
  * Every retry is logged; a pump still failing stays FAILED in SHOW PUMPS.
  */
 object PythonWorkerRetry extends Logging {
-  val MaxRetries = 10
+  val MaxRetries = 20
   private val retries = new ConcurrentHashMap[String, AtomicLong]()
   private val installed = ConcurrentHashMap.newKeySet[SparkSession]()
   private lazy val scheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor { (r: Runnable) =>
@@ -313,12 +313,12 @@ object PythonWorkerRetry extends Logging {
   private class Listener extends StreamingQueryListener {
     override def onQueryStarted(event: QueryStartedEvent): Unit = ()
     override def onQueryIdle(event: QueryIdleEvent): Unit = ()
-    override def onQueryProgress(event: QueryProgressEvent): Unit = ()
+    // A pump that makes progress has started: its count starts over.
+    override def onQueryProgress(event: QueryProgressEvent): Unit =
+      Option(event.progress.name).foreach(n => retries.remove(n.toLowerCase(java.util.Locale.ROOT)))
     override def onQueryTerminated(event: QueryTerminatedEvent): Unit =
       if (event.exception.exists(transient)) {
-        // Later each time: a busy machine gets time to calm down.
-        val wait = math.min(30L, 2L + 3L * retries.values().asScala.map(_.get).foldLeft(0L)(math.max))
-        scheduler.schedule(new Runnable { def run(): Unit = retryFailed() }, wait, java.util.concurrent.TimeUnit.SECONDS)
+        scheduler.schedule(new Runnable { def run(): Unit = retryFailed() }, 3L, java.util.concurrent.TimeUnit.SECONDS)
       }
   }
 
