@@ -28,7 +28,6 @@ the write. A failed or replayed batch is sent again: delivery is at least once.
 
 from __future__ import annotations
 
-import json
 import time
 import zlib
 from collections.abc import Iterator, Mapping
@@ -504,7 +503,3 @@ def _check_write_schema(schema: StructType) -> None:
             f"kinesis: rows written need a value column (STRING or BINARY), and may have partition_key; "
             f"they have {', '.join(schema.fieldNames())}"
         )
-
-
-def _offset_json(offset: Mapping[str, Any]) -> str:  # pragma: no cover - debugging aid
-    return json.dumps(offset, sort_keys=True)
