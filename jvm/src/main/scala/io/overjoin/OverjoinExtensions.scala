@@ -59,5 +59,11 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // Check: a no-op check whose builder runs once per session, which is when each session's
     // streaming queries get the listener that counts late rows (docs/semantics.md §8).
     extensions.injectCheckRule { session => LateRows.ensureInstalled(session); _ => () }
+    // Likewise the listener that counts records of external streams that did not decode.
+    extensions.injectCheckRule { session =>
+      io.overjoin.streams.BadRecords.ensureInstalled(session)
+      io.overjoin.streams.PythonWorkerRetry.ensureInstalled(session)
+      _ => ()
+    }
   }
 }

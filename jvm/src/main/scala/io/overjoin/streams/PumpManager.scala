@@ -28,7 +28,7 @@ import io.overjoin.streaming.LateRows
  */
 object PumpManager extends Logging {
 
-  private final class Running(val query: StreamingQuery, val sink: PumpSink)
+  private final class Running(val query: StreamingQuery, val sink: PumpOutput)
 
   val ShufflePartitions = "spark.sql.shuffle.partitions"
 
@@ -86,9 +86,10 @@ object PumpManager extends Logging {
     val targetId = Streams.identifier(client, targetName)
     val target = Streams.lookup(client, targetId).getOrElse(
       throw new IllegalArgumentException(s"pump $name: the target ${Streams.qualified(targetId)} does not exist (CREATE STREAM it first)"))
-    if (Streams.kind(target) != "durable") throw new IllegalArgumentException(
+    val writable = Streams.kind(target) == "durable" || ExternalStreams.isExternal(target)
+    if (!writable) throw new IllegalArgumentException(
       s"pump $name: the target ${Streams.qualified(targetId)} is not a stream a pump can write " +
-        "(it must be made by CREATE STREAM without WITH)")
+        "(it must be made by CREATE STREAM without WITH, or over a source such as kinesis)")
     val old = load(name)
     if (old.isDefined && !replace) throw new IllegalArgumentException(
       s"pump $name already exists (use CREATE OR REPLACE PUMP, or DROP PUMP $name)")
@@ -233,7 +234,9 @@ object PumpManager extends Logging {
 
   private def start(d: PumpDefinition): Running = {
     val (df, project, target) = plan(d)
-    val sink = new PumpSink(d.name, d.filePrefix, target.location.toString, project)
+    val sink: PumpOutput =
+      if (ExternalStreams.isExternal(target)) new ExternalSink(d.name, target, project)
+      else new PumpSink(d.name, d.filePrefix, target.location.toString, project)
     val q = df.writeStream
       .queryName(d.name)
       .option("checkpointLocation", checkpoint(d).getAbsolutePath)
@@ -354,7 +357,11 @@ object PumpManager extends Logging {
 
   private def message(e: Throwable): String = {
     val m = Option(e.getMessage).getOrElse(e.toString).trim
-    m.linesIterator.take(3).mkString(" ").take(500)
+    // A Python data source's error (Kinesis): the line that says it, not the traceback's first lines.
+    val traceback = m.indexOf("Traceback (most recent call last)")
+    val said = if (traceback < 0) None else m.substring(traceback).linesIterator.map(_.trim)
+      .filter(_.matches("""^[A-Za-z_][\w.]*(Error|Exception): .*""")).toSeq.lastOption
+    said.map(l => m.substring(0, traceback).trim + " " + l).getOrElse(m).linesIterator.take(3).mkString(" ").take(500)
   }
 
   private def deleteRecursively(f: File): Unit = {

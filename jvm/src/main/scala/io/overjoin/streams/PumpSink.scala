@@ -19,24 +19,32 @@ import org.apache.spark.sql.functions.{col, count, lit, max}
  * Unlike Spark's file sink, there is no `_spark_metadata` log in the folder, so batch ids are per
  * pump, not per folder: several pumps (and `INSERT INTO`) can write one stream.
  */
+/** What a pump's micro-batches are written with; `SHOW PUMPS` reads its counters. */
+trait PumpOutput extends ((DataFrame, Long) => Unit) with Serializable {
+  /** Rows written since the pump started. */
+  def rowsOut: Long
+
+  /** For the last batch that wrote rows, the milliseconds from their latest ROWTIME to their being visible, if known. */
+  def lastLagMillis: Option[Long]
+}
+
 final class PumpSink(
     pump: String,
     filePrefix: String,
     location: String,
-    project: DataFrame => DataFrame) extends ((DataFrame, Long) => Unit) with Logging with Serializable {
+    project: DataFrame => DataFrame) extends PumpOutput with Logging {
 
   private val written = new AtomicLong()
   @volatile private var lag: Option[Long] = None
 
-  /** Rows this sink has written since the pump started. */
-  def rowsOut: Long = written.get
+  override def rowsOut: Long = written.get
 
   /**
    * For the last batch that wrote rows: the milliseconds from its latest ROWTIME to the moment its
    * rows became visible in the target. When ROWTIME is the rows' arrival (KDA's default for a
    * source stream), this is the pump's input-to-output delay; otherwise its event-time lag.
    */
-  def lastLagMillis: Option[Long] = lag
+  override def lastLagMillis: Option[Long] = lag
 
   override def apply(batch: DataFrame, batchId: Long): Unit = {
     val session = batch.sparkSession

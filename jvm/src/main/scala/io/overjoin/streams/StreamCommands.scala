@@ -23,12 +23,16 @@ case class CreateStreamCommand(
     val id = Streams.identifier(session, name)
     val qualified = Streams.qualified(id)
     val opts = options.toMap
+    // A format other than a file format is a stream over that Spark source (ExternalStreams):
+    // its options go to the source.
+    val external = opts.get("format").map(_.toLowerCase).exists(f => !ExternalStreams.FileFormats(f))
     val known = Set("format", "path", "rowtime", "lateness")
-    opts.keys.filterNot(known).foreach { k =>
-      throw new IllegalArgumentException(s"stream $qualified: unknown option $k (known: ${known.toSeq.sorted.mkString(", ")})")
+    if (!external) opts.keys.filterNot(known).foreach { k =>
+      throw new IllegalArgumentException(s"stream $qualified: unknown option $k (known: ${known.toSeq.sorted.mkString(", ")}; " +
+        "or a format other than json, csv, parquet, orc: a Spark streaming source such as kinesis, with its options)")
     }
     val declaresRowtime = Streams.declaresRowtime(session, qualified, columns)
-    val source = opts.contains("path")
+    val source = opts.contains("path") || external
     if (!source && opts.nonEmpty) throw new IllegalArgumentException(
       s"stream $qualified: WITH (...) makes a stream over a folder and needs path = '...'")
     val rowtime = opts.getOrElse("rowtime", Streams.Rowtime)
@@ -70,7 +74,9 @@ case class CreateStreamCommand(
     }
     val comment = description.map(d => s" COMMENT ${Streams.literal(d)}").getOrElse("")
     def lit(s: String) = Streams.literal(s)
-    val ddl = if (source) {
+    val ddl = if (external) {
+      ExternalStreams.createTable(session, qualified, columns, implicitColumns, opts, implicitProps, comment)
+    } else if (source) {
       val format = opts.getOrElse("format", "json").toLowerCase
       if (!Set("json", "csv", "parquet", "orc").contains(format)) throw new IllegalArgumentException(
         s"stream $qualified: format must be json, csv, parquet or orc, not $format")
@@ -85,7 +91,7 @@ case class CreateStreamCommand(
       s"CREATE TABLE $qualified ($columns$rowtimeColumn) USING parquet$comment " +
         s"TBLPROPERTIES (${lit(Streams.KindProperty)} = 'durable')"
     }
-    if (source) {
+    if (source && !external) {
       // Files arrive in the folder later: it need not exist yet (Spark's file source requires it).
       val folder = new org.apache.hadoop.fs.Path(opts("path"))
       folder.getFileSystem(session.sessionState.newHadoopConf()).mkdirs(folder)
@@ -221,6 +227,7 @@ case class DescribePumpCommand(name: String) extends LeafRunnableCommand {
       "columns" -> s.d.columns.mkString(", "), "query" -> s.d.query, "database" -> s.d.database,
       "generation" -> s.d.generation.toString, "idle" -> s.idle.toString, "rows_out" -> s.rowsOut.toString,
       "late_rows" -> s.lateRows.toString, "watermark" -> s.watermark,
+      "bad_records" -> BadRecords.total(s.d.name).toString, "bad_record_sample" -> BadRecords.sample(s.d.name),
       "batch" -> Option(s.batch).map(_.toString).orNull, "error" -> s.error,
       "last_batch_ms" -> Option(s.lastBatchMillis).map(_.toString).orNull,
       "output_lag_ms" -> Option(s.outputLagMillis).map(_.toString).orNull,

@@ -53,6 +53,7 @@ object Streams {
    */
   def readBy(plan: LogicalPlan): Option[CatalogTable] = plan match {
     case s: SubqueryAlias => readBy(s.child)
+    case p if ExternalStreams.readBy(p).isDefined => ExternalStreams.readBy(p)
     case SourceColumns(_, child) => readBy(child)
     case n: NamedStreamingRelation => readBy(n.child)
     case r: StreamingRelation => r.dataSource.catalogTable.filter(isStream)

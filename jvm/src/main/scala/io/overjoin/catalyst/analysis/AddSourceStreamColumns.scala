@@ -4,7 +4,9 @@ import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import io.overjoin.streams.{SourceColumns, Streams}
+import org.apache.spark.sql.SparkSession
+
+import io.overjoin.streams.{ExternalStreams, SourceColumns, Streams}
 
 /**
  * A source stream's implicit `ROWTIME` and `APPROXIMATE_ARRIVAL_TIME` (docs/semantics.md §10),
@@ -20,13 +22,16 @@ import io.overjoin.streams.{SourceColumns, Streams}
 object AddSourceStreamColumns extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
-    if (!plan.exists(p => SourceColumns.tableOf(p).isDefined)) return plan
+    if (!plan.exists(p => SourceColumns.tableOf(p).isDefined || ExternalStreams.tableOf(p).isDefined)) return plan
     lazy val namesArrival = plan.exists(_.expressions.exists(_.exists {
       case u: UnresolvedAttribute => u.nameParts.last.equalsIgnoreCase(Streams.ArrivalTime)
       case _ => false
     }))
     def wrap(p: LogicalPlan): LogicalPlan = p match {
       case done @ SourceColumns(_, _) => done
+      // A stream over another Spark source (Kinesis, Kafka, ...): that source, decoded.
+      case r if ExternalStreams.tableOf(r).isDefined =>
+        ExternalStreams.read(SparkSession.active, ExternalStreams.tableOf(r).get, namesArrival)
       case r if SourceColumns.tableOf(r).isDefined => SourceColumns.project(r, SourceColumns.tableOf(r).get, namesArrival)
       case other => other.mapChildren(wrap)
     }

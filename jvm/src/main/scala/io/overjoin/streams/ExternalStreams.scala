@@ -1,0 +1,343 @@
+package io.overjoin.streams
+
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicLong
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.expressions.{Alias, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.execution.streaming.runtime.StreamingRelation
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.streaming.StreamingQueryListener
+import org.apache.spark.sql.streaming.StreamingQueryListener.{QueryIdleEvent, QueryProgressEvent, QueryStartedEvent, QueryTerminatedEvent}
+import org.apache.spark.sql.types.{BinaryType, MetadataBuilder, StringType, StructField, StructType, TimestampType}
+
+/**
+ * Streams over any Spark streaming source (docs/server.md, "Streams over Kinesis and other
+ * sources"): `CREATE STREAM s (cols) WITH (format = 'kinesis' | 'kafka' | 'rate' | ..., options)`.
+ *
+ * Such a stream is a catalog table (an empty managed json table, so that Spark resolves its name
+ * as it resolves any stream's) whose properties keep the source's format and options. Where a
+ * statement reads it as a stream, [[AddSourceStreamColumns]] replaces the table's streaming
+ * relation by the source's own (`spark.readStream.format(f).options(o).load()`) under a projection
+ * onto the declared columns:
+ * {{{
+ *   Project [r.c1 AS c1, ..., coalesce(r.ROWTIME, arrival) AS ROWTIME]   marked with the table's name
+ *   +- Filter NOT bad
+ *      +- CollectMetrics overjoin_bad_records...  [count of bad records, one of them]
+ *         +- Project [from_json(CAST(value AS STRING), <columns>) AS r, arrival, bad]
+ *            +- StreamingRelationV2 kinesis [value, partition_key, ..., approximate_arrival_timestamp]
+ * }}}
+ * With `value_format` ('json' or 'csv'; the Kinesis source's `record_format`, 'json' by default)
+ * the source's `value` column is decoded into the declared columns; a record that does not decode is
+ * left out, counted per pump ([[BadRecords]]: DESCRIBE PUMP, the server log), never a failed pump.
+ * Without it the declared columns are the source's columns of those names. The records' arrival
+ * (KDA's APPROXIMATE_ARRIVAL_TIME) is the source's `approximate_arrival_timestamp` or `timestamp`
+ * column (Kinesis, Kafka, rate), else the micro-batch's time.
+ *
+ * A pump may write such a stream when its source can be written ([[ExternalSink]]): each row as a
+ * record of the declared columns in `value_format`, keyed by the column `partition_key` names.
+ */
+object ExternalStreams {
+  val FormatProperty = "overjoin.source.format"
+  val OptionPrefix = "overjoin.source.option."
+  val ValueFormatProperty = "overjoin.source.value_format"
+  val PartitionKeyProperty = "overjoin.source.partition_key"
+  val FileFormats: Set[String] = Set("json", "csv", "parquet", "orc")
+  /** The options overjoin reads itself; every other option goes to the source. */
+  val OwnOptions: Set[String] = Set("format", "rowtime", "lateness", "value_format", "record_format", "partition_key")
+  private val MarkerKey = "overjoin.external"
+  private[streams] val Corrupt = "_overjoin_corrupt"
+  private val ArrivalColumns = Seq("approximate_arrival_timestamp", "timestamp")
+  private val counter = new AtomicLong()
+  private val tables = new ConcurrentHashMap[String, CatalogTable]()
+
+  def isExternal(t: CatalogTable): Boolean = t.properties.contains(FormatProperty)
+  def format(t: CatalogTable): String = t.properties(FormatProperty)
+  def options(t: CatalogTable): Map[String, String] =
+    t.properties.collect { case (k, v) if k.startsWith(OptionPrefix) => k.stripPrefix(OptionPrefix) -> v }
+  def valueFormat(t: CatalogTable): Option[String] = t.properties.get(ValueFormatProperty)
+  def partitionKey(t: CatalogTable): Option[String] = t.properties.get(PartitionKeyProperty)
+
+  /** The table a streaming relation of Spark reads, when it is an external stream's. */
+  def tableOf(p: LogicalPlan): Option[CatalogTable] = p match {
+    case r: StreamingRelation => r.dataSource.catalogTable.filter(isExternal)
+    case _ => None
+  }
+
+  /** The table of a projection made by [[read]]. */
+  def readBy(p: LogicalPlan): Option[CatalogTable] = p match {
+    case Project(list, _) => list.collectFirst {
+      case a: Alias if a.explicitMetadata.exists(_.contains(MarkerKey)) => a.explicitMetadata.get.getString(MarkerKey)
+    }.flatMap(k => Option(tables.get(k)))
+    case _ => None
+  }
+
+  /** The source's rows of a stream as its declared columns (see the object's documentation). */
+  def read(session: SparkSession, t: CatalogTable, arrival: Boolean): LogicalPlan = {
+    val name = Streams.qualified(t.identifier)
+    tables.put(name, t)
+    val raw = try session.readStream.format(format(t)).options(options(t)).load() catch {
+      case e: Exception => throw new IllegalArgumentException(
+        s"stream $name: its source (format '${format(t)}') cannot be read: ${firstLine(e)}", e)
+    }
+    val plan = decoded(name, raw, t, arrival)
+    plan.asInstanceOf[org.apache.spark.sql.classic.Dataset[Row]].queryExecution.analyzed
+  }
+
+  private def decoded(name: String, raw: DataFrame, t: CatalogTable, withArrival: Boolean): DataFrame = {
+    val marker = new MetadataBuilder().putString(MarkerKey, name).build()
+    val schema = Streams.writeSchema(t)
+    val rawNames = raw.schema.fieldNames
+    val arrivalCol: Column = ArrivalColumns.find(c => raw.schema.find(_.name.equalsIgnoreCase(c))
+      .exists(_.dataType == TimestampType)).map(c => col(s"`$c`")).getOrElse(current_timestamp())
+    val rawRowtime = t.properties.get(Streams.ImplicitRowtimeProperty)
+    def field(f: StructField): Column = {
+      val c = valueFormat(t) match {
+        case Some(_) => col("_r").getField(f.name)
+        case None if rawNames.exists(_.equalsIgnoreCase(f.name)) => col(s"`${f.name}`").cast(f.dataType)
+        case None => lit(null).cast(f.dataType)
+      }
+      if (rawRowtime.exists(_.equalsIgnoreCase(f.name)) && f.name.equalsIgnoreCase(Streams.Rowtime)) {
+        coalesce(c, col("_arrival")).as(Streams.Rowtime, marker)
+      } else c.as(f.name, marker)
+    }
+    val extraRowtime = rawRowtime.filterNot(_.equalsIgnoreCase(Streams.Rowtime)).map { r =>
+      coalesce(field(schema.find(_.name.equalsIgnoreCase(r)).get), col("_arrival")).as(Streams.Rowtime, marker)
+    }.toSeq
+    val arrivalOut =
+      if (withArrival && t.properties.contains(Streams.ArrivalProperty)) Seq(col("_arrival").as(Streams.ArrivalTime, marker))
+      else Nil
+    val select = schema.fields.toSeq.map(field) ++ extraRowtime ++ arrivalOut
+    valueFormat(t) match {
+      case None => raw.select(arrivalCol.as("_arrival") +: rawNames.toSeq.map(n => col(s"`$n`")): _*).select(select: _*)
+      case Some(fmt) =>
+        val text = col("value").cast(StringType)
+        val withCorrupt = StructType(schema.fields :+ StructField(Corrupt, StringType))
+        val opts = Map("mode" -> "PERMISSIVE", "columnNameOfCorruptRecord" -> Corrupt)
+        val parsed = fmt match {
+          case "json" => from_json(text, withCorrupt, opts)
+          case "csv" => from_csv(text, withCorrupt, opts)
+        }
+        val bad = col("_r").isNull || col(s"_r.$Corrupt").isNotNull
+        val metric = s"${BadRecords.MetricPrefix}:$name:${counter.incrementAndGet()}"
+        raw.select(parsed.as("_r"), arrivalCol.as("_arrival"), text.as("_text"))
+          .select(col("_r"), col("_arrival"), bad.as("_bad"), col("_text"))
+          .observe(metric,
+            sum(when(col("_bad"), 1L).otherwise(0L)).as("bad"),
+            max(when(col("_bad"), substring(coalesce(col("_text"), lit("<no value>")), 1, 300))).as("sample"))
+          .where(not(col("_bad")))
+          .select(select: _*)
+    }
+  }
+
+  /** The `CREATE TABLE` of `CREATE STREAM name (columns) WITH (format = '<not a file format>', ...)`. */
+  def createTable(session: SparkSession, name: String, columns: String, implicitColumns: String,
+      opts: Map[String, String], implicitProps: Seq[(String, String)], comment: String): String = {
+    val format = opts("format").toLowerCase
+    val lower = opts.map { case (k, v) => k.toLowerCase -> v }
+    if (lower.contains("value_format") && lower.contains("record_format")) throw new IllegalArgumentException(
+      s"stream $name: give value_format or record_format (the same option), not both")
+    val valueFormat = lower.get("value_format").orElse(lower.get("record_format")).map(_.toLowerCase)
+      .orElse(if (format == "kinesis") Some("json") else None)
+    val sourceOptions = opts.filter { case (k, _) => !OwnOptions(k.toLowerCase) }
+    val declared = session.sessionState.sqlParser.parseTableSchema(columns)
+    lower.get("partition_key").foreach { k =>
+      if (!declared.exists(_.name.equalsIgnoreCase(k))) throw new IllegalArgumentException(
+        s"stream $name: partition_key = '$k' names no column (it has ${declared.fieldNames.mkString(", ")})")
+    }
+    check(session, name, format, sourceOptions, valueFormat, declared)
+    val declaredRowtime =
+      if (implicitProps.exists(_._1 == Streams.ImplicitRowtimeProperty)) Streams.Rowtime
+      else lower.getOrElse("rowtime", Streams.Rowtime)
+    val props = Seq(Streams.KindProperty -> "external", Streams.RowtimeProperty -> declaredRowtime,
+      FormatProperty -> format) ++
+      sourceOptions.map { case (k, v) => (OptionPrefix + k) -> v } ++
+      valueFormat.map(ValueFormatProperty -> _) ++
+      lower.get("partition_key").map(PartitionKeyProperty -> _) ++
+      lower.get("lateness").map(Streams.LatenessProperty -> _) ++ implicitProps
+    def lit(s: String) = Streams.literal(s)
+    // An empty managed table: Spark resolves the name as any stream's; the source replaces it.
+    s"CREATE TABLE $name ($columns$implicitColumns) USING json$comment " +
+      s"TBLPROPERTIES (${props.map { case (k, v) => s"${lit(k)} = ${lit(v)}" }.mkString(", ")})"
+  }
+
+  /**
+   * Checks a new external stream's options: the format is a source Spark can load, `value_format`
+   * is json or csv, the declared columns are the source's when there is no value_format; for
+   * Kinesis, that the stream exists and the endpoint answers.
+   */
+  def check(session: SparkSession, name: String, format: String, sourceOptions: Map[String, String],
+      valueFormat: Option[String], declared: StructType): Unit = {
+    valueFormat.foreach { v =>
+      if (v != "json" && v != "csv") throw new IllegalArgumentException(
+        s"stream $name: value_format must be 'json' or 'csv', not '$v'")
+    }
+    val extra = if (format == "kinesis") Map("validate" -> "true") else Map.empty[String, String]
+    val raw = try session.readStream.format(format).options(sourceOptions ++ extra).load() catch {
+      case e: Exception =>
+        val m = firstLine(e)
+        val hint =
+          if (m.contains("DATA_SOURCE_NOT_FOUND") || m.contains("Failed to find the data source")) {
+            s"format '$format' is not a source Spark can load (json, csv, parquet, orc for files; kinesis; or a " +
+              "connector given to `overjoin server --jars/--packages`, such as kafka)"
+          } else s"format '$format' with these options cannot be read: $m"
+        throw new IllegalArgumentException(s"stream $name: $hint", e)
+    }
+    val rawSchema = raw.schema
+    valueFormat match {
+      case Some(_) =>
+        if (!rawSchema.exists(_.name.equalsIgnoreCase("value"))) throw new IllegalArgumentException(
+          s"stream $name: value_format decodes the source's value column, and format '$format' has none " +
+            s"(it has ${rawSchema.fieldNames.mkString(", ")}): drop value_format to take its columns by name")
+      case None =>
+        val missing = declared.fieldNames.filterNot(n => rawSchema.exists(_.name.equalsIgnoreCase(n)))
+        if (missing.nonEmpty) throw new IllegalArgumentException(
+          s"stream $name: format '$format' has no column ${missing.mkString(", ")} (it has " +
+            s"${rawSchema.fieldNames.mkString(", ")}): declare those, or give value_format = 'json' or 'csv' " +
+            "to decode its value column into the declared columns")
+    }
+  }
+
+  /** The first line of an error that says something: a Python error's own line when there is one. */
+  def firstLine(e: Throwable): String = {
+    val all = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).flatMap(x => Option(x.getMessage)).mkString("\n")
+    val lines = all.linesIterator.map(_.trim).filter(_.nonEmpty).toSeq
+    lines.find(_.contains("kinesis: ")).map(l => l.substring(l.indexOf("kinesis: ")))
+      .orElse(lines.headOption).getOrElse(e.toString).take(600)
+  }
+
+  /** A pump's rows as records of the stream's source: `value`, and `partition_key` (Kinesis) or `key`. */
+  def records(t: CatalogTable, rows: DataFrame): DataFrame = {
+    val declared = Streams.writeSchema(t).fields.toSeq
+      .filterNot(f => t.properties.get(Streams.ImplicitRowtimeProperty).exists(_.equalsIgnoreCase(f.name)))
+    val struct_ = struct(declared.map(f => col(s"`${f.name}`")): _*)
+    val value = valueFormat(t).getOrElse("json") match {
+      case "csv" => to_csv(struct_)
+      case _ => to_json(struct_)
+    }
+    val key = partitionKey(t).map(k => col(s"`$k`").cast(StringType)).getOrElse(lit(null).cast(StringType))
+    // Kinesis's writer takes partition_key; Kafka's (and most others') take key.
+    rows.select(value.as("value"), key.as(if (format(t) == "kinesis") "partition_key" else "key"))
+  }
+}
+
+/**
+ * Where a pump writes an external stream: each micro-batch's rows through the source's batch
+ * writer (`df.write.format(f).options(o).mode("append").save()`). A batch replayed after a crash
+ * is written again: at least once.
+ */
+final class ExternalSink(
+    pump: String,
+    table: CatalogTable,
+    project: DataFrame => DataFrame) extends PumpOutput with Logging {
+
+  private val written = new AtomicLong()
+  override def rowsOut: Long = written.get
+  /** Not measured: a record carries no ROWTIME once encoded for the external stream. */
+  override def lastLagMillis: Option[Long] = None
+
+  override def apply(batch: DataFrame, batchId: Long): Unit = {
+    val rows = ExternalStreams.records(table, project(batch)).persist(org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK)
+    try {
+      val n = rows.count()
+      if (n > 0) {
+        rows.write.format(ExternalStreams.format(table)).options(ExternalStreams.options(table)).mode("append").save()
+        written.addAndGet(n)
+        logInfo(s"pump $pump: batch $batchId wrote $n records to ${ExternalStreams.format(table)} stream " +
+          s"${Streams.qualified(table.identifier)}")
+      }
+    } finally rows.unpersist()
+  }
+}
+
+/**
+ * Records of external streams that did not decode, per query name (a pump's name), from the
+ * queries' observed metrics: counted, logged with one of them, never silent.
+ */
+object BadRecords extends Logging {
+  val MetricPrefix = "overjoin_bad_records"
+  private val totals = new ConcurrentHashMap[String, AtomicLong]()
+  private val samples = new ConcurrentHashMap[String, String]()
+  private val installed = ConcurrentHashMap.newKeySet[SparkSession]()
+
+  def ensureInstalled(session: SparkSession): Unit =
+    if (installed.add(session)) session.streams.addListener(new Listener)
+
+  def total(query: String): Long = Option(totals.get(query.toLowerCase)).map(_.get).getOrElse(0L)
+  def sample(query: String): String = samples.get(query.toLowerCase)
+
+  private class Listener extends StreamingQueryListener {
+    override def onQueryStarted(event: QueryStartedEvent): Unit = ()
+    override def onQueryIdle(event: QueryIdleEvent): Unit = ()
+    override def onQueryTerminated(event: QueryTerminatedEvent): Unit = ()
+    override def onQueryProgress(event: QueryProgressEvent): Unit = {
+      val p = event.progress
+      val query = Option(p.name).getOrElse(p.id.toString).toLowerCase
+      p.observedMetrics.asScala.foreach { case (metric, row) =>
+        if (metric.startsWith(MetricPrefix) && row != null && !row.isNullAt(0) && row.getLong(0) > 0) {
+          val n = row.getLong(0)
+          val stream = metric.split(":").drop(1).dropRight(1).mkString(":")
+          val sample = if (row.isNullAt(1)) "" else row.getString(1)
+          val total = totals.computeIfAbsent(query, _ => new AtomicLong()).addAndGet(n)
+          samples.put(query, s"$stream: $sample")
+          logWarning(s"overjoin: query ${Option(p.name).getOrElse(p.id)} batch ${p.batchId}: $n record(s) of stream " +
+            s"$stream did not decode and were left out ($total so far); one of them: $sample")
+        }
+      }
+    }
+  }
+}
+
+/**
+ * A pump whose query stopped because a Python worker did not connect back in time (Spark waits 10
+ * seconds for one, a limit it does not let one change; a source written in Python, as Kinesis's,
+ * starts one when its query starts) is started again, up to [[MaxRetries]] times in a row:
+ * the failure says nothing about the pump, only that the machine was too busy to start Python.
+ * Every retry is logged; a pump still failing stays FAILED in SHOW PUMPS.
+ */
+object PythonWorkerRetry extends Logging {
+  val MaxRetries = 20
+  private val retries = new ConcurrentHashMap[String, AtomicLong]()
+  private val installed = ConcurrentHashMap.newKeySet[SparkSession]()
+  private lazy val scheduler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor { (r: Runnable) =>
+    val t = new Thread(r, "overjoin-pump-retry"); t.setDaemon(true); t
+  }
+
+  def ensureInstalled(session: SparkSession): Unit =
+    if (installed.add(session)) session.streams.addListener(new Listener)
+
+  private def transient(e: String): Boolean =
+    e.contains("Python worker failed to connect back") || e.contains("Timed out while waiting for the Python worker")
+
+  private class Listener extends StreamingQueryListener {
+    override def onQueryStarted(event: QueryStartedEvent): Unit = ()
+    override def onQueryIdle(event: QueryIdleEvent): Unit = ()
+    // A pump that makes progress has started: its count starts over.
+    override def onQueryProgress(event: QueryProgressEvent): Unit =
+      Option(event.progress.name).foreach(n => retries.remove(n.toLowerCase(java.util.Locale.ROOT)))
+    override def onQueryTerminated(event: QueryTerminatedEvent): Unit =
+      if (event.exception.exists(transient)) {
+        scheduler.schedule(new Runnable { def run(): Unit = retryFailed() }, 3L, java.util.concurrent.TimeUnit.SECONDS)
+      }
+  }
+
+  /** Starts again the pumps that are FAILED because a Python worker did not start in time. */
+  private def retryFailed(): Unit = PumpManager.all().foreach { d =>
+    try {
+      val s = PumpManager.status(d.name)
+      if (s.state == "FAILED" && Option(s.error).exists(transient)) {
+        val n = retries.computeIfAbsent(d.key, _ => new AtomicLong()).incrementAndGet()
+        if (n <= MaxRetries) {
+          logWarning(s"overjoin: pump ${d.name} stopped because a Python worker did not start in time; " +
+            s"starting it again (retry $n of $MaxRetries)")
+          PumpManager.alter(d.name, start = true)
+        } else logWarning(s"overjoin: pump ${d.name}: a Python worker did not start in time, $n times; left FAILED")
+      }
+    } catch { case e: Throwable => logWarning(s"overjoin: restarting pump ${d.name} failed", e) }
+  }
+}

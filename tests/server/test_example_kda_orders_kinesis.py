@@ -1,0 +1,45 @@
+"""examples/kda-orders/kinesis/run.sh (Kinesis in, Kinesis out, against moto) prints the rows of its README."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.server.serverproc import free_port
+
+pytestmark = pytest.mark.server
+
+RUN = Path(__file__).resolve().parents[2] / "examples" / "kda-orders" / "kinesis" / "run.sh"
+
+
+def test_kda_orders_kinesis_example() -> None:
+    pytest.importorskip("boto3")
+    pytest.importorskip("moto")
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable,
+        "THRIFT_PORT": str(free_port()),
+        "CONNECT_PORT": str(free_port()),
+        "MOTO_PORT": str(free_port()),
+    }
+    done = subprocess.run(["bash", str(RUN)], capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = done.stdout
+    fast, hourly = out.split("== fast_shipments (Kinesis records)\n", 1)[1].split(
+        "== shipments_per_hour (Kinesis records)\n"
+    )
+    assert fast.splitlines() == [
+        "2024-05-01T09:20:00.000Z\t1\tpen\tnorth\t2024-05-01T09:00:00.000Z",
+        "2024-05-01T10:05:00.000Z\t3\tlamp\tnorth\t2024-05-01T09:10:00.000Z",
+        "2024-05-01T10:15:00.000Z\t4\tnotebook\teast\t2024-05-01T09:30:00.000Z",
+    ], out[-3000:]
+    assert hourly.splitlines() == [
+        "2024-05-01T10:00:00.000Z\tnorth\t1",
+        "2024-05-01T11:00:00.000Z\teast\t1",
+        "2024-05-01T11:00:00.000Z\tnorth\t1",
+        "2024-05-01T11:00:00.000Z\tsouth\t1",
+    ], out[-3000:]
