@@ -152,7 +152,7 @@ class Watcher(threading.Thread):
         self._halt = threading.Event()
 
     def run(self) -> None:
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq
 
         while not self._halt.is_set():
             with contextlib.suppress(FileNotFoundError):
