@@ -18,7 +18,7 @@ bl() {  # beeline, quiet, one result row per line (tab-separated); without a ter
         # prints `\rnull` where its prompts would go: removed
   "$BEELINE" -u "jdbc:hive2://127.0.0.1:$THRIFT_PORT/default" --silent=true --showHeader=false \
     --outputformat=tsv2 "$@" < /dev/null 2>>"$WORK/beeline.err" \
-    | tr '\r' '\n' | sed -E 's/^null[[:space:]]*//; s/^[0-9]+: jdbc:hive2:[^>]*> //' | grep -v '^[[:space:]]*$' || true
+    | tr '\r' '\n' | sed -E 's/^null[[:space:]]*//; s/^[0-9]+: jdbc:hive2:[^>]*> //' | grep -a -v '^[[:space:]]*$' || true
 }
 
 echo "== starting overjoin server (state in $WORK/state)"
@@ -50,7 +50,7 @@ done
 echo "== SHOW PUMPS"
 bl -e "SHOW PUMPS"
 echo "== the windowed join's shuffle partitions (the server's default: its cores)"
-bl -e "DESCRIBE PUMP fast_pump" | grep '^shuffle_partitions'
+bl -e "DESCRIBE PUMP fast_pump" | grep -a '^shuffle_partitions'
 echo "== fast_shipments"
 bl -e "SELECT ROWTIME, orderId, product, warehouse, orderTime FROM fast_shipments ORDER BY orderId"
 echo "== big_fast_shipments"

@@ -24,7 +24,7 @@ kio() { "$PY" "$HERE/kinesis_io.py" "$ENDPOINT" "$@"; }
 bl() {  # beeline, quiet, one result row per line (see ../run.sh)
   "$BEELINE" -u "jdbc:hive2://127.0.0.1:$THRIFT_PORT/default" --silent=true --showHeader=false \
     --outputformat=tsv2 "$@" < /dev/null 2>>"$WORK/beeline.err" \
-    | tr '\r' '\n' | sed -E 's/^null[[:space:]]*//; s/^[0-9]+: jdbc:hive2:[^>]*> //' | grep -v '^[[:space:]]*$' || true
+    | tr '\r' '\n' | sed -E 's/^null[[:space:]]*//; s/^[0-9]+: jdbc:hive2:[^>]*> //' | grep -a -v '^[[:space:]]*$' || true
 }
 
 echo "== starting moto's Kinesis server on $ENDPOINT"
