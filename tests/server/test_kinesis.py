@@ -28,8 +28,10 @@ def wait_until(check, what: str = "condition"):  # type: ignore[no-untyped-def]
     return _wait_until(check, timeout=WAIT, what=what)
 
 
-pytest.importorskip("boto3")
-pytest.importorskip("moto")
+# boto3, moto and pyhive are test dependencies (pyproject's test extra): missing, this fails at import.
+import boto3  # noqa: E402, F401
+import moto as moto_package  # noqa: E402, F401
+import pyhive.hive  # noqa: E402, F401
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +62,6 @@ class Servers:
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):  # type: ignore[no-untyped-def]
-    pytest.importorskip("pyhive")
     s = Servers(tmp_path_factory.mktemp("kserver") / "state")
     yield s
     s.current.stop()
