@@ -434,9 +434,13 @@ class KinesisWriter(DataSourceWriter):
         self.options = options
 
     def write(self, iterator: Iterator[Any]) -> KinesisCommitMessage:
-        client = self.options.client()
+        # The client is made for the first request: a partition without rows (an empty batch of a
+        # stateful pump) sends nothing and makes none.
+        client = None
         records = requests = 0
         for batch in _entries(iterator):
+            if client is None:
+                client = self.options.client()
             requests += _put_all(self.options, client, batch)
             records += len(batch)
         return KinesisCommitMessage(records, requests)

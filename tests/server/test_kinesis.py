@@ -151,6 +151,10 @@ def test_pump_into_a_kinesis_stream(servers: Servers, moto: Moto) -> None:
     got = wait_until(lambda: (lambda s: s if len(s) >= 22 else None)(sent()), what="22 records in priced")
     assert [r["id"] for r in got] == list(range(22))
     assert got[5] == {"ticker": "T2", "id": 5, "doubled": 10.0}
+    # Counted on the way to the writer (one Spark job per batch); the delay is to the last PutRecords.
+    status = wait_until(lambda: (lambda p: p if p[4] == 22 else None)(pumps(server)["k_to_kinesis"]),
+                        what="rows_out 22")  # fmt: skip
+    assert status[10] is not None and status[10] >= 0, status
 
 
 def test_bad_options_fail_at_create_stream(servers: Servers, moto: Moto) -> None:
