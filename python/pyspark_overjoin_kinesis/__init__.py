@@ -175,26 +175,58 @@ def _starting_position(text: str) -> str:
     )
 
 
+#: Error codes of refused credentials: Kinesis's (UnrecognizedClientException for an unknown key,
+#: InvalidSignatureException for a wrong secret) and the generic AWS ones some endpoints answer with.
+_CREDENTIAL_CODES = {
+    "UnrecognizedClientException",
+    "InvalidSignatureException",
+    "IncompleteSignatureException",
+    "MissingAuthenticationTokenException",
+    "ExpiredTokenException",
+    "InvalidClientTokenId",
+    "SignatureDoesNotMatch",
+    "ExpiredToken",
+}
+_DENIED_CODES = {"AccessDeniedException", "AccessDenied"}
+
+
 def _error(options: KinesisOptions, error: BaseException, doing: str) -> KinesisSourceError:
     """A boto/botocore error as one line that names the stream and what to check."""
+    import re
+
     name = type(error).__name__
     code = ""
+    status = 0
     response = getattr(error, "response", None)
     if isinstance(response, dict):
-        code = response.get("Error", {}).get("Code", "")
+        code = str(response.get("Error", {}).get("Code", ""))
+        status = int(response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+    text = str(error)
+    if code.isdigit():
+        # An endpoint that answered in XML (moto does, for a JSON service): its code is in the body.
+        found = re.search(r"<Code>(\w+)</Code>", text)
+        code = found.group(1) if found else code
+        found = re.search(r"<Message>([^<]*)</Message>", text)
+        text = f"{code}: {found.group(1)}" if found else text
     if code == "ResourceNotFoundException":
         hint = "it does not exist: create it, or fix the options stream/region/endpoint"
     elif name in ("EndpointConnectionError", "ConnectTimeoutError", "ConnectionClosedError", "ReadTimeoutError"):
         hint = "the endpoint does not answer: check the option endpoint (and region) and the network"
-    elif name in ("NoCredentialsError", "PartialCredentialsError") or code in (
-        "UnrecognizedClientException",
-        "InvalidSignatureException",
-        "AccessDeniedException",
-    ):
-        hint = "the credentials are missing or refused: set aws_access_key_id/aws_secret_access_key or AWS_* env"
+    elif name in ("NoCredentialsError", "PartialCredentialsError") or code in _CREDENTIAL_CODES:
+        hint = (
+            f"the credentials are missing or refused ({code or name}): fix the options "
+            "aws_access_key_id/aws_secret_access_key (and aws_session_token), or the server's AWS_* "
+            "environment or profile they default to"
+        )
+    elif code in _DENIED_CODES or status == 403:
+        hint = (
+            f"the credentials are not allowed to do this ({code or status}): grant them the Kinesis "
+            "actions on this stream, or give other ones with the options aws_access_key_id/aws_secret_access_key"
+        )
     else:
         hint = "see the cause"
-    return KinesisSourceError(f"kinesis: {options.describe()}: {doing} failed: {hint} ({name}: {error})")
+    cause = " ".join(text.split())[:300]
+    return KinesisSourceError(f"kinesis: {options.describe()}: {doing} failed: {hint} ({name}: {cause})")
 
 
 # ---- reading ------------------------------------------------------------------------------------
