@@ -23,7 +23,9 @@ so records of one partition key are read in order.
 
 **Writes** use PutRecords in requests of at most 500 records (and 5 MB), resending the records a
 response reports as failed (throttled) with backoff; a batch that still fails after the retries fails
-the write. A failed or replayed batch is sent again: delivery is at least once.
+the write. A failed or replayed batch is sent again: delivery is at least once. Writers run on the
+executors; without credentials in the options they use those boto3 finds where the write is planned
+(the driver), so executors of a cluster need no AWS configuration of their own.
 """
 
 from __future__ import annotations
@@ -461,6 +463,30 @@ class KinesisCommitMessage(WriterCommitMessage):
     requests: int
 
 
+def _with_server_credentials(options: KinesisOptions) -> KinesisOptions:
+    """`options` with the credentials boto3's chain finds where this runs (the server), when the
+    options give none. Writers run on executors, which on a cluster have neither the server's
+    environment nor its profile: they get the credentials the server reads with, frozen when the
+    micro-batch's write is planned (a temporary role's are fresh for each batch)."""
+    if options.credentials:
+        return options
+    import dataclasses
+
+    import boto3
+
+    try:
+        found = boto3.Session(region_name=options.region).get_credentials()
+    except Exception:  # no usable chain here: the executors look for themselves
+        return options
+    if found is None:
+        return options
+    frozen = found.get_frozen_credentials()
+    creds = {"aws_access_key_id": frozen.access_key, "aws_secret_access_key": frozen.secret_key}
+    if frozen.token:
+        creds["aws_session_token"] = frozen.token
+    return dataclasses.replace(options, credentials=creds)
+
+
 class KinesisWriter(DataSourceWriter):
     def __init__(self, options: KinesisOptions) -> None:
         self.options = options
@@ -525,11 +551,11 @@ class DefaultSource(DataSource):
 
     def writer(self, schema: StructType, overwrite: bool) -> KinesisWriter:
         _check_write_schema(schema)
-        return KinesisWriter(self.parsed)
+        return KinesisWriter(_with_server_credentials(self.parsed))
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> KinesisStreamWriter:
         _check_write_schema(schema)
-        return KinesisStreamWriter(self.parsed)
+        return KinesisStreamWriter(_with_server_credentials(self.parsed))
 
 
 def _check_write_schema(schema: StructType) -> None:
