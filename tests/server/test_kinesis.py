@@ -409,3 +409,17 @@ def test_refused_credentials_and_a_vanished_endpoint(servers: Servers, tmp_path)
     finally:
         guarded.stop()
 
+
+def test_plain_select_and_insert_of_a_source_stream_are_refused(servers: Servers) -> None:
+    """A stream over Kinesis stores no rows: a plain SELECT (anywhere in a statement) or an INSERT
+    INTO would silently do nothing useful, so they fail saying what to write instead."""
+    server = servers.current
+    e = error_of(server, "SELECT * FROM k_orders")
+    assert "k_orders is over a kinesis source and stores no rows" in e, e
+    assert "read it with SELECT STREAM in a pump" in e, e
+    e = error_of(server, "SELECT count(*) FROM k_out WHERE id IN (SELECT id FROM k_orders)")
+    assert "k_orders is over a kinesis source" in e, e
+    e = error_of(server, "INSERT INTO k_orders SELECT id, ticker, price, ROWTIME FROM k_out")
+    assert "k_orders is over a kinesis source: INSERT INTO it would keep rows that no query reads" in e, e
+    assert "CREATE PUMP p AS INSERT INTO" in e, e
+    assert server.query("SELECT count(*) FROM k_out")[0][0] >= 10  # a durable stream reads as before

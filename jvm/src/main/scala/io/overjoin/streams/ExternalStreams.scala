@@ -227,6 +227,34 @@ object ExternalStreams {
 }
 
 /**
+ * A plain `SELECT` of a stream over a source (and `INSERT INTO` one) is refused, naming the stream
+ * and what to write instead: such a stream stores no rows (its table is only a name for the
+ * source), so the one would silently return nothing and the other store rows no query reads. KDA
+ * has no plain query of a stream either: its streams are read by pumps, `SELECT STREAM`.
+ */
+object RefuseExternalBatchUse extends (LogicalPlan => Unit) {
+  override def apply(plan: LogicalPlan): Unit = plan.foreachWithSubqueries {
+    case r: org.apache.spark.sql.execution.datasources.LogicalRelation
+        if !r.isStreaming && r.catalogTable.exists(ExternalStreams.isExternal) =>
+      val t = r.catalogTable.get
+      val name = Streams.qualified(t.identifier)
+      throw new IllegalArgumentException(
+        s"stream $name is over a ${ExternalStreams.format(t)} source and stores no rows, so a plain SELECT of it " +
+          s"has nothing to return: read it with SELECT STREAM in a pump (CREATE PUMP p AS INSERT INTO " +
+          s"<a durable stream> SELECT STREAM ... FROM $name), then SELECT from that stream")
+    case c: org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
+        if c.catalogTable.exists(ExternalStreams.isExternal) =>
+      val t = c.catalogTable.get
+      val name = Streams.qualified(t.identifier)
+      throw new IllegalArgumentException(
+        s"stream $name is over a ${ExternalStreams.format(t)} source: INSERT INTO it would keep rows that no " +
+          s"query reads. A pump writes it (CREATE PUMP p AS INSERT INTO $name SELECT STREAM ... FROM <stream>), " +
+          "sending each row to the source")
+    case _ =>
+  }
+}
+
+/**
  * Where a pump writes an external stream: each micro-batch's rows through the source's batch
  * writer (`df.write.format(f).options(o).mode("append").save()`). A batch replayed after a crash
  * is written again: at least once.
