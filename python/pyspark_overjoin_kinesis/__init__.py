@@ -23,7 +23,9 @@ so records of one partition key are read in order.
 
 **Writes** use PutRecords in requests of at most 500 records (and 5 MB), resending the records a
 response reports as failed (throttled) with backoff; a batch that still fails after the retries fails
-the write. A failed or replayed batch is sent again: delivery is at least once.
+the write. A failed or replayed batch is sent again: delivery is at least once. Writers run on the
+executors; without credentials in the options they use those boto3 finds where the write is planned
+(the driver), so executors of a cluster need no AWS configuration of their own.
 """
 
 from __future__ import annotations
@@ -175,26 +177,58 @@ def _starting_position(text: str) -> str:
     )
 
 
+#: Error codes of refused credentials: Kinesis's (UnrecognizedClientException for an unknown key,
+#: InvalidSignatureException for a wrong secret) and the generic AWS ones some endpoints answer with.
+_CREDENTIAL_CODES = {
+    "UnrecognizedClientException",
+    "InvalidSignatureException",
+    "IncompleteSignatureException",
+    "MissingAuthenticationTokenException",
+    "ExpiredTokenException",
+    "InvalidClientTokenId",
+    "SignatureDoesNotMatch",
+    "ExpiredToken",
+}
+_DENIED_CODES = {"AccessDeniedException", "AccessDenied"}
+
+
 def _error(options: KinesisOptions, error: BaseException, doing: str) -> KinesisSourceError:
     """A boto/botocore error as one line that names the stream and what to check."""
+    import re
+
     name = type(error).__name__
     code = ""
+    status = 0
     response = getattr(error, "response", None)
     if isinstance(response, dict):
-        code = response.get("Error", {}).get("Code", "")
+        code = str(response.get("Error", {}).get("Code", ""))
+        status = int(response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+    text = str(error)
+    if code.isdigit():
+        # An endpoint that answered in XML (moto does, for a JSON service): its code is in the body.
+        found = re.search(r"<Code>(\w+)</Code>", text)
+        code = found.group(1) if found else code
+        found = re.search(r"<Message>([^<]*)</Message>", text)
+        text = f"{code}: {found.group(1)}" if found else text
     if code == "ResourceNotFoundException":
         hint = "it does not exist: create it, or fix the options stream/region/endpoint"
     elif name in ("EndpointConnectionError", "ConnectTimeoutError", "ConnectionClosedError", "ReadTimeoutError"):
         hint = "the endpoint does not answer: check the option endpoint (and region) and the network"
-    elif name in ("NoCredentialsError", "PartialCredentialsError") or code in (
-        "UnrecognizedClientException",
-        "InvalidSignatureException",
-        "AccessDeniedException",
-    ):
-        hint = "the credentials are missing or refused: set aws_access_key_id/aws_secret_access_key or AWS_* env"
+    elif name in ("NoCredentialsError", "PartialCredentialsError") or code in _CREDENTIAL_CODES:
+        hint = (
+            f"the credentials are missing or refused ({code or name}): fix the options "
+            "aws_access_key_id/aws_secret_access_key (and aws_session_token), or the server's AWS_* "
+            "environment or profile they default to"
+        )
+    elif code in _DENIED_CODES or status == 403:
+        hint = (
+            f"the credentials are not allowed to do this ({code or status}): grant them the Kinesis "
+            "actions on this stream, or give other ones with the options aws_access_key_id/aws_secret_access_key"
+        )
     else:
         hint = "see the cause"
-    return KinesisSourceError(f"kinesis: {options.describe()}: {doing} failed: {hint} ({name}: {error})")
+    cause = " ".join(text.split())[:300]
+    return KinesisSourceError(f"kinesis: {options.describe()}: {doing} failed: {hint} ({name}: {cause})")
 
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -429,14 +463,42 @@ class KinesisCommitMessage(WriterCommitMessage):
     requests: int
 
 
+def _with_server_credentials(options: KinesisOptions) -> KinesisOptions:
+    """`options` with the credentials boto3's chain finds where this runs (the server), when the
+    options give none. Writers run on executors, which on a cluster have neither the server's
+    environment nor its profile: they get the credentials the server reads with, frozen when the
+    micro-batch's write is planned (a temporary role's are fresh for each batch)."""
+    if options.credentials:
+        return options
+    import dataclasses
+
+    import boto3
+
+    try:
+        found = boto3.Session(region_name=options.region).get_credentials()
+    except Exception:  # no usable chain here: the executors look for themselves
+        return options
+    if found is None:
+        return options
+    frozen = found.get_frozen_credentials()
+    creds = {"aws_access_key_id": frozen.access_key, "aws_secret_access_key": frozen.secret_key}
+    if frozen.token:
+        creds["aws_session_token"] = frozen.token
+    return dataclasses.replace(options, credentials=creds)
+
+
 class KinesisWriter(DataSourceWriter):
     def __init__(self, options: KinesisOptions) -> None:
         self.options = options
 
     def write(self, iterator: Iterator[Any]) -> KinesisCommitMessage:
-        client = self.options.client()
+        # The client is made for the first request: a partition without rows (an empty batch of a
+        # stateful pump) sends nothing and makes none.
+        client = None
         records = requests = 0
         for batch in _entries(iterator):
+            if client is None:
+                client = self.options.client()
             requests += _put_all(self.options, client, batch)
             records += len(batch)
         return KinesisCommitMessage(records, requests)
@@ -489,11 +551,11 @@ class DefaultSource(DataSource):
 
     def writer(self, schema: StructType, overwrite: bool) -> KinesisWriter:
         _check_write_schema(schema)
-        return KinesisWriter(self.parsed)
+        return KinesisWriter(_with_server_credentials(self.parsed))
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> KinesisStreamWriter:
         _check_write_schema(schema)
-        return KinesisStreamWriter(self.parsed)
+        return KinesisStreamWriter(_with_server_credentials(self.parsed))
 
 
 def _check_write_schema(schema: StructType) -> None:

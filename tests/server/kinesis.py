@@ -67,11 +67,19 @@ class Moto:
         c.create_stream(StreamName=name, ShardCount=shards)
         c.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 50})
 
-    def put(self, stream: str, records: list[dict[str, Any] | str | bytes], key: str | None = None) -> None:
+    def put(
+        self,
+        stream: str,
+        records: list[dict[str, Any] | str | bytes],
+        key: str | None = None,
+        keys: list[str] | None = None,
+    ) -> None:
+        """PutRecords of `records` (JSON objects, text or bytes), keyed by `keys` (one per record),
+        else all by `key`, else each by its position."""
         entries = []
         for i, r in enumerate(records):
             data = r if isinstance(r, bytes) else (r if isinstance(r, str) else json.dumps(r)).encode()
-            entries.append({"Data": data, "PartitionKey": key or f"k{i}"})
+            entries.append({"Data": data, "PartitionKey": keys[i] if keys else (key or f"k{i}")})
         for i in range(0, len(entries), 500):
             resp = self.client().put_records(StreamName=stream, Records=entries[i : i + 500])
             assert resp.get("FailedRecordCount", 0) == 0, resp
@@ -91,3 +99,43 @@ class Moto:
                     break
                 it = resp.get("NextShardIterator")
         return out
+
+    def keys_by_shard(self, stream: str) -> list[str]:
+        """One partition key for each shard of `stream` (by its hash key range, as Kinesis and
+        moto place a record: the MD5 of its key), in the order of the ranges."""
+        import hashlib
+
+        shards = self.client().list_shards(StreamName=stream)["Shards"]
+        ranges = sorted(
+            (int(s["HashKeyRange"]["StartingHashKey"]), int(s["HashKeyRange"]["EndingHashKey"])) for s in shards
+        )
+        keys = []
+        for lo, hi in ranges:
+            keys.append(next(k for k in (f"key{i}" for i in range(100000))
+                             if lo <= int(hashlib.md5(k.encode()).hexdigest(), 16) <= hi))  # fmt: skip
+        return keys
+
+    def access_key(self, user: str) -> dict[str, str]:
+        """Credentials of an IAM user of moto allowed every Kinesis and IAM action (made while moto
+        checks no credentials): the options aws_access_key_id and aws_secret_access_key."""
+        import boto3
+
+        iam = boto3.client("iam", endpoint_url=self.endpoint, region_name=REGION,
+                           aws_access_key_id="testing", aws_secret_access_key="testing")  # fmt: skip
+        if user not in [u["UserName"] for u in iam.list_users()["Users"]]:
+            iam.create_user(UserName=user)
+            policy = {"Version": "2012-10-17",
+                      "Statement": [{"Effect": "Allow", "Action": ["kinesis:*", "iam:*"], "Resource": "*"}]}  # fmt: skip
+            iam.put_user_policy(UserName=user, PolicyName="all-kinesis", PolicyDocument=json.dumps(policy))
+        key = iam.create_access_key(UserName=user)["AccessKey"]
+        return {"aws_access_key_id": key["AccessKeyId"], "aws_secret_access_key": key["SecretAccessKey"]}
+
+    def require_credentials(self) -> None:
+        """From now on moto checks every request's credentials against its IAM users, as AWS does
+        (moto's INITIAL_NO_AUTH_ACTION_COUNT, set through its /moto-api/reset-auth)."""
+        import urllib.request
+
+        req = urllib.request.Request(f"{self.endpoint}/moto-api/reset-auth", data=b"0", method="POST",
+                                     headers={"Content-Type": "text/plain"})  # fmt: skip
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            assert json.loads(resp.read())["status"] == "ok"

@@ -10,10 +10,12 @@ import json
 import os
 import socket
 import threading
+import time
 
 import pytest
 
 from tests.server.kinesis import CREDENTIALS, REGION, Moto
+from tests.server.kinesis_proxy import ThrottlingProxy
 from tests.server.serverproc import Server, free_port
 from tests.server.serverproc import wait_until as _wait_until
 
@@ -151,6 +153,10 @@ def test_pump_into_a_kinesis_stream(servers: Servers, moto: Moto) -> None:
     got = wait_until(lambda: (lambda s: s if len(s) >= 22 else None)(sent()), what="22 records in priced")
     assert [r["id"] for r in got] == list(range(22))
     assert got[5] == {"ticker": "T2", "id": 5, "doubled": 10.0}
+    # Counted on the way to the writer (one Spark job per batch); the delay is to the last PutRecords.
+    status = wait_until(lambda: (lambda p: p if p[4] == 22 else None)(pumps(server)["k_to_kinesis"]),
+                        what="rows_out 22")  # fmt: skip
+    assert status[10] is not None and status[10] >= 0, status
 
 
 def test_bad_options_fail_at_create_stream(servers: Servers, moto: Moto) -> None:
@@ -256,3 +262,164 @@ def test_any_spark_source_passes_through(servers: Servers) -> None:
     values = [r[0] for r in server.query("SELECT value FROM ticks_out ORDER BY value")]
     assert values == list(range(len(values)))
     server.execute("DROP PUMP ticks_pump")
+
+
+def test_shard_merge_while_running(servers: Servers, moto: Moto) -> None:
+    """Two shards merged while a pump reads them (and writes a one-shard Kinesis stream, whose
+    records are in the order the pump wrote them): the parents are read to their end, then the
+    merged shard from its start; each record once, each key's records in order."""
+    server = servers.current
+    moto.create("merging", shards=2)
+    moto.create("merged_out", shards=1)
+    a, b = moto.keys_by_shard("merging")
+
+    def key(i: int) -> str:
+        return a if i % 2 == 0 else b
+
+    def put(ids: range) -> None:
+        moto.put("merging", [{"id": i, "k": key(i)} for i in ids], keys=[key(i) for i in ids])
+
+    def sent() -> list[dict]:
+        return [json.loads(r) for r in moto.read_all("merged_out")]
+
+    server.execute(
+        f"CREATE STREAM k_merge (id INT, k VARCHAR(8)) WITH ({with_options(moto, 'merging', starting_position='TRIM_HORIZON')})",
+        f"CREATE STREAM k_merge_out (id INT, k VARCHAR(8)) WITH ({with_options(moto, 'merged_out', partition_key='k')})",
+        "CREATE PUMP k_merge_pump AS INSERT INTO k_merge_out SELECT STREAM id, k FROM k_merge",
+    )
+    put(range(10))
+    wait_until(lambda: len(sent()) >= 10, what="ids 0..9 before the merge")
+    put(range(10, 20))  # most likely not read yet when the shards close
+    c = moto.client()
+    low, high = sorted(c.list_shards(StreamName="merging")["Shards"],
+                       key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))  # fmt: skip
+    c.merge_shards(StreamName="merging", ShardToMerge=low["ShardId"], AdjacentShardToMerge=high["ShardId"])
+    # moto differs from Kinesis twice here. It copies the parents' records into the merged shard
+    # (so the pump reads ids 0..19 again, from there), and it puts records written after a merge
+    # into the closed parents rather than the merged shard: so this test writes none after it.
+    wait_until(lambda: len(sent()) >= 40, what="40 records in merged_out")
+    time.sleep(3)  # a later batch would add more
+    got = sent()
+    assert len(got) == 40, [r["id"] for r in got]
+    for k in (a, b):
+        mine = [i for i in range(20) if key(i) == k]
+        # Each key in order: the parent's records, then the merged shard's (moto's copies of them).
+        assert [r["id"] for r in got if r["k"] == k] == mine + mine
+    assert pumps(server)["k_merge_pump"][1] == "RUNNING"
+    assert c.list_shards(StreamName="merging")["Shards"][-1]["ParentShardId"] == low["ShardId"]
+
+
+def test_throttled_records_are_sent_again(servers: Servers, moto: Moto) -> None:
+    """A proxy between the pump's writer and moto refuses a whole PutRecords, then fails half the
+    records of the next two: every record reaches the target once (only failed records are sent
+    again). Then every record fails: after max_put_attempts the pump is FAILED, and once started
+    again it sends that batch's records."""
+    server = servers.current
+    moto.create("throttle_in", shards=1)
+    moto.create("throttled", shards=1)
+    moto.put("throttle_in", [{"id": i} for i in range(600)])  # more than one PutRecords (500 at most)
+    proxy = ThrottlingProxy(moto.endpoint, ["throttle", "half", "half", "pass"]).start()
+    try:
+        server.execute(
+            f"CREATE STREAM k_throttle_in (id INT) WITH ({with_options(moto, 'throttle_in', starting_position='TRIM_HORIZON')})",
+            f"CREATE STREAM k_throttled (id INT) WITH ({with_options(moto, 'throttled', endpoint=proxy.endpoint, max_put_attempts='4')})",
+            "CREATE PUMP k_throttle_pump AS INSERT INTO k_throttled SELECT STREAM id FROM k_throttle_in",
+        )
+
+        def ids_sent() -> list[int]:
+            return sorted(json.loads(r)["id"] for r in moto.read_all("throttled"))
+
+        wait_until(lambda: len(ids_sent()) >= 600, what="600 records in throttled")
+        time.sleep(3)
+        assert ids_sent() == list(range(600))
+        counts = proxy.counts
+        assert counts.throttled_calls == 1
+        assert counts.failed_records > 0
+        assert counts.written_records == 600  # no record was accepted twice
+        assert counts.put_calls >= 5, counts.put_calls  # 1 refused + 2 halves + what they left + the rest
+        assert describe(server, "k_throttle_pump")["rows_out"] == "600"
+
+        proxy.set_plan(["all-fail"])
+        moto.put("throttle_in", [{"id": i} for i in range(600, 610)])
+        p = wait_until(lambda: (lambda p: p if p[1] == "FAILED" else None)(pumps(server)["k_throttle_pump"]),
+                       what="the pump to fail")  # fmt: skip
+        assert "'throttled'" in p[8] and "10 record(s) still failed after 4 PutRecords attempts" in p[8], p[8]
+        assert pumps(server)["k_pump"][1] == "RUNNING"
+        proxy.set_plan(["pass"])
+        server.execute("ALTER PUMP k_throttle_pump START")
+        wait_until(lambda: len(ids_sent()) >= 610, what="ids 600..609 after the restart")
+        time.sleep(3)
+        assert ids_sent() == list(range(610))  # the failed batch wrote nothing, so once each
+        assert pumps(server)["k_throttle_pump"][1] == "RUNNING"
+    finally:
+        proxy.stop()
+
+
+def test_refused_credentials_and_a_vanished_endpoint(servers: Servers, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A moto of its own that checks credentials as AWS does: refused ones fail CREATE STREAM,
+    naming the stream and the options; a pump whose credentials are revoked, and then one whose
+    endpoint goes away, show FAILED with the reason while the other pumps keep running."""
+    server = servers.current
+    guarded = Moto(tmp_path / "moto-auth.log").start()
+    try:
+        first, second = guarded.access_key("pumps"), guarded.access_key("pumps")
+        for name, n in (("guarded1", 1), ("guarded2", 2)):
+            guarded.create(name)
+            guarded.put(name, [{"id": n}])
+        guarded.require_credentials()
+
+        def opts(stream: str, **creds: str) -> str:
+            return with_options(guarded, stream, starting_position="TRIM_HORIZON", **creds)  # type: ignore[arg-type]
+
+        e = error_of(
+            server,
+            f"CREATE STREAM k_refused (id INT) WITH ({opts('guarded1', aws_access_key_id='AKIDUNKNOWN00000', aws_secret_access_key='x')})",
+        )
+        assert "k_refused" in e and "'guarded1'" in e, e
+        assert "credentials are missing or refused (InvalidClientTokenId)" in e and "aws_access_key_id" in e, e
+        wrong_secret = {**first, "aws_secret_access_key": "wrong"}
+        e = error_of(server, f"CREATE STREAM k_refused (id INT) WITH ({opts('guarded1', **wrong_secret)})")
+        assert "k_refused" in e and "credentials are missing or refused (SignatureDoesNotMatch)" in e, e
+        assert "k_refused" not in {r[0] for r in server.query("SHOW STREAMS")}
+
+        server.execute(
+            f"CREATE STREAM k_guarded1 (id INT) WITH ({opts('guarded1', **first)})",
+            f"CREATE STREAM k_guarded2 (id INT) WITH ({opts('guarded2', **second)})",
+            "CREATE STREAM k_guarded_out (id INT)",
+            "CREATE PUMP k_guarded1_pump AS INSERT INTO k_guarded_out SELECT STREAM id FROM k_guarded1",
+            "CREATE PUMP k_guarded2_pump AS INSERT INTO k_guarded_out SELECT STREAM id FROM k_guarded2",
+        )
+        wait_until(lambda: ids(server, "k_guarded_out") == [1, 2], what="both guarded pumps to run")
+
+        import boto3
+
+        iam = boto3.client("iam", endpoint_url=guarded.endpoint, region_name=REGION, **second)
+        iam.delete_access_key(UserName="pumps", AccessKeyId=first["aws_access_key_id"])
+        p = wait_until(lambda: (lambda p: p if p[1] == "FAILED" else None)(pumps(server)["k_guarded1_pump"]),
+                       what="the pump whose key was deleted to fail")  # fmt: skip
+        assert "'guarded1'" in p[8] and "credentials are missing or refused" in p[8], p[8]
+        assert pumps(server)["k_guarded2_pump"][1] == "RUNNING"
+
+        guarded.stop()
+        p = wait_until(lambda: (lambda p: p if p[1] == "FAILED" else None)(pumps(server)["k_guarded2_pump"]),
+                       what="the pump whose endpoint went away to fail")  # fmt: skip
+        assert "'guarded2'" in p[8] and "the endpoint does not answer" in p[8], p[8]
+        assert pumps(server)["k_pump"][1] == "RUNNING"
+        server.execute("DROP PUMP k_guarded1_pump", "DROP PUMP k_guarded2_pump")
+    finally:
+        guarded.stop()
+
+
+def test_plain_select_and_insert_of_a_source_stream_are_refused(servers: Servers) -> None:
+    """A stream over Kinesis stores no rows: a plain SELECT (anywhere in a statement) or an INSERT
+    INTO would silently do nothing useful, so they fail saying what to write instead."""
+    server = servers.current
+    e = error_of(server, "SELECT * FROM k_orders")
+    assert "k_orders is over a kinesis source and stores no rows" in e, e
+    assert "read it with SELECT STREAM in a pump" in e, e
+    e = error_of(server, "SELECT count(*) FROM k_out WHERE id IN (SELECT id FROM k_orders)")
+    assert "k_orders is over a kinesis source" in e, e
+    e = error_of(server, "INSERT INTO k_orders SELECT id, ticker, price, ROWTIME FROM k_out")
+    assert "k_orders is over a kinesis source: INSERT INTO it would keep rows that no query reads" in e, e
+    assert "CREATE PUMP p AS INSERT INTO" in e, e
+    assert server.query("SELECT count(*) FROM k_out")[0][0] >= 10  # a durable stream reads as before

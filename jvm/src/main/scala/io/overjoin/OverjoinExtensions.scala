@@ -65,5 +65,7 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
       io.overjoin.streams.PythonWorkerRetry.ensureInstalled(session)
       _ => ()
     }
+    // A plain SELECT of (or INSERT INTO) a stream over a source: refused, saying what to write.
+    extensions.injectCheckRule { _ => io.overjoin.streams.RefuseExternalBatchUse }
   }
 }

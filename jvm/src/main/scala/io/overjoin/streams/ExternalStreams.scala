@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
+import org.apache.spark.sql.{Column, DataFrame, Observation, Row, SparkSession}
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.catalyst.expressions.{Alias, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
@@ -227,9 +227,42 @@ object ExternalStreams {
 }
 
 /**
+ * A plain `SELECT` of a stream over a source (and `INSERT INTO` one) is refused, naming the stream
+ * and what to write instead: such a stream stores no rows (its table is only a name for the
+ * source), so the one would silently return nothing and the other store rows no query reads. KDA
+ * has no plain query of a stream either: its streams are read by pumps, `SELECT STREAM`.
+ */
+object RefuseExternalBatchUse extends (LogicalPlan => Unit) {
+  override def apply(plan: LogicalPlan): Unit = plan.foreachWithSubqueries {
+    case r: org.apache.spark.sql.execution.datasources.LogicalRelation
+        if !r.isStreaming && r.catalogTable.exists(ExternalStreams.isExternal) =>
+      val t = r.catalogTable.get
+      val name = Streams.qualified(t.identifier)
+      throw new IllegalArgumentException(
+        s"stream $name is over a ${ExternalStreams.format(t)} source and stores no rows, so a plain SELECT of it " +
+          s"has nothing to return: read it with SELECT STREAM in a pump (CREATE PUMP p AS INSERT INTO " +
+          s"<a durable stream> SELECT STREAM ... FROM $name), then SELECT from that stream")
+    case c: org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
+        if c.catalogTable.exists(ExternalStreams.isExternal) =>
+      val t = c.catalogTable.get
+      val name = Streams.qualified(t.identifier)
+      throw new IllegalArgumentException(
+        s"stream $name is over a ${ExternalStreams.format(t)} source: INSERT INTO it would keep rows that no " +
+          s"query reads. A pump writes it (CREATE PUMP p AS INSERT INTO $name SELECT STREAM ... FROM <stream>), " +
+          "sending each row to the source")
+    case _ =>
+  }
+}
+
+/**
  * Where a pump writes an external stream: each micro-batch's rows through the source's batch
  * writer (`df.write.format(f).options(o).mode("append").save()`). A batch replayed after a crash
  * is written again: at least once.
+ *
+ * One Spark job per batch, as [[PumpSink]]: the rows are counted and their latest ROWTIME found on
+ * the way to the writer (an observation), not in a job of their own over a cached copy. An empty
+ * batch (a stateful pump's batch that only moves its watermark) still goes through the writer,
+ * which sends nothing: finding it empty first would cost a job for every batch that is not.
  */
 final class ExternalSink(
     pump: String,
@@ -237,21 +270,40 @@ final class ExternalSink(
     project: DataFrame => DataFrame) extends PumpOutput with Logging {
 
   private val written = new AtomicLong()
+  @volatile private var lag: Option[Long] = None
   override def rowsOut: Long = written.get
-  /** Not measured: a record carries no ROWTIME once encoded for the external stream. */
-  override def lastLagMillis: Option[Long] = None
+
+  /**
+   * For the last batch that wrote rows, the milliseconds from their latest ROWTIME to the moment
+   * the writer had sent them all (Kinesis: every PutRecords answered).
+   */
+  override def lastLagMillis: Option[Long] = lag
 
   override def apply(batch: DataFrame, batchId: Long): Unit = {
-    val rows = ExternalStreams.records(table, project(batch)).persist(org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK)
-    try {
-      val n = rows.count()
-      if (n > 0) {
-        rows.write.format(ExternalStreams.format(table)).options(ExternalStreams.options(table)).mode("append").save()
-        written.addAndGet(n)
-        logInfo(s"pump $pump: batch $batchId wrote $n records to ${ExternalStreams.format(table)} stream " +
-          s"${Streams.qualified(table.identifier)}")
-      }
-    } finally rows.unpersist()
+    val rows = project(batch)
+    val latest = rows.schema.find(f => f.name.equalsIgnoreCase(Streams.Rowtime) && f.dataType == TimestampType)
+      .map(f => max(col(s"`${f.name}`"))).getOrElse(lit(null).cast(TimestampType))
+    val stats = Observation(s"pump-$pump-$batchId")
+    val observed = rows.observe(stats, count(lit(1)).as("n"), latest.as("latest"))
+    ExternalStreams.records(table, observed).write
+      .format(ExternalStreams.format(table)).options(ExternalStreams.options(table)).mode("append").save()
+    val sent = System.currentTimeMillis()
+    val m = stats.get
+    val n = m.get("n").map(_.asInstanceOf[Long]).getOrElse(0L)
+    if (n > 0) {
+      written.addAndGet(n)
+      lag = m.get("latest").flatMap(ExternalSink.epochMillis).map(sent - _)
+      logInfo(s"pump $pump: batch $batchId wrote $n records to ${ExternalStreams.format(table)} stream " +
+        s"${Streams.qualified(table.identifier)}" + lag.map(l => s" ($l ms after their latest ROWTIME)").getOrElse(""))
+    }
+  }
+}
+
+object ExternalSink {
+  private def epochMillis(v: Any): Option[Long] = v match {
+    case t: java.sql.Timestamp => Some(t.getTime)
+    case i: java.time.Instant => Some(i.toEpochMilli)
+    case _ => None
   }
 }
 

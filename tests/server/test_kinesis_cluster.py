@@ -1,0 +1,76 @@
+"""A Kinesis pump of `overjoin server` on a Spark standalone cluster (docs/server.md, "Streams over
+Kinesis"): a master and one worker on 127.0.0.1 (tests/spark/test_cluster.py's ``Cluster``), the
+server started with ``--master spark://127.0.0.1:PORT``, moto's Kinesis server on loopback. The
+Kinesis writer runs in Python workers of the cluster's executor, which must find boto3 and the data
+source: they run the server's ``python-worker``. Every process is stopped by PID at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.server.kinesis import CREDENTIALS, REGION, Moto
+from tests.server.serverproc import Server
+from tests.server.serverproc import wait_until as _wait_until
+from tests.spark.test_cluster import Cluster
+
+pytestmark = pytest.mark.server
+
+WAIT = 400.0
+
+
+def wait_until(check, what: str = "condition"):  # type: ignore[no-untyped-def]
+    return _wait_until(check, timeout=WAIT, what=what)
+
+
+def test_kinesis_pump_on_a_standalone_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The executors have no AWS configuration (and look for none beyond loopback): the writers on
+    # them get the credentials the server reads with.
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    (tmp_path / "cluster").mkdir()
+    cluster = Cluster(tmp_path / "cluster", workers=1)
+    moto = Moto(tmp_path / "moto.log").start()
+    server = Server(
+        tmp_path / "state",
+        extra=["--master", cluster.url, "--conf", "spark.executor.memory=512m", "--conf", "spark.executor.cores=1"],
+        env={**os.environ, **CREDENTIALS},
+    )
+    try:
+        server.start()
+        moto.create("cluster_in", shards=2)
+        moto.create("cluster_out", shards=1)
+        moto.put("cluster_in", [{"id": i, "k": f"k{i % 3}"} for i in range(100)])
+        opts = f"format = 'kinesis', region = '{REGION}', endpoint = '{moto.endpoint}'"
+        server.execute(
+            f"CREATE STREAM c_in (id INT, k VARCHAR(4)) WITH ({opts}, stream = 'cluster_in', starting_position = 'TRIM_HORIZON')",
+            f"CREATE STREAM c_out (id INT, k VARCHAR(4), twice INT) WITH ({opts}, stream = 'cluster_out', partition_key = 'k')",
+            "CREATE PUMP c_pump AS INSERT INTO c_out SELECT STREAM id, k, id * 2 FROM c_in",
+        )
+
+        def sent() -> list[dict]:
+            return [json.loads(r) for r in moto.read_all("cluster_out")]
+
+        wait_until(lambda: len(sent()) >= 100, what="100 records in cluster_out")
+        moto.put("cluster_in", [{"id": i, "k": f"k{i % 3}"} for i in range(100, 150)])
+        wait_until(lambda: len(sent()) >= 150, what="150 records in cluster_out")
+        time.sleep(3)  # a later batch would add more
+        got = sent()
+        # At least once is the promise; without failures, each record exactly once.
+        assert sorted(r["id"] for r in got) == list(range(150))
+        assert all(r == {"id": r["id"], "k": f"k{r['id'] % 3}", "twice": 2 * r["id"]} for r in got)
+        status = {r[0]: r for r in server.query("SHOW PUMPS")}["c_pump"]
+        assert status[1] == "RUNNING" and status[4] == 150, status
+        # The pump's tasks ran on the cluster's executor (on a cluster the driver runs none), whose
+        # Python workers unpickled the Kinesis writer: only the server's Python has its package.
+        assert list((tmp_path / "cluster" / "worker0").glob("app-*/0/stderr")), "no executor on the worker"
+    finally:
+        server.stop()
+        moto.stop()
+        cluster.stop()
