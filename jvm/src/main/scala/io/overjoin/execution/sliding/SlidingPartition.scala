@@ -10,7 +10,11 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.execution.window.WindowEvaluatorFactory
 import org.apache.spark.sql.types.StructType
 
-/** What a sliding window's task needs besides its rows and its store (serializable, sent to tasks). */
+/**
+ * What a sliding window's task needs besides its rows and its store (serializable, sent to tasks).
+ * `operator` names the operator in its query run (run id and operator id; empty: not named), for
+ * [[SlidingPartition.compiled]].
+ */
 final case class SlidingTaskSpec(
     windowExpressions: Seq[NamedExpression],
     partitionSpec: Seq[Expression],
@@ -20,7 +24,8 @@ final case class SlidingTaskSpec(
     keepMicros: Long,
     keepRows: Long,
     valueSchema: StructType,
-    dueOnly: Boolean = true)
+    evaluation: String = "incremental",
+    operator: String = "")
 
 /** What a task counts, for the operator's metrics. */
 final class SlidingCounters {
@@ -52,13 +57,8 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     counters: SlidingCounters) {
 
   private val numFields = spec.childOutput.size
-  private val toUnsafe = UnsafeProjection.create(spec.childOutput.map(_.dataType).toArray)
-  private val keyOf = UnsafeProjection.create(spec.keyExpressions, spec.childOutput)
-  private val rowtimeOf = BindReferences.bindReference(spec.orderSpec.head.child, spec.childOutput)
-  private val valueOf = UnsafeProjection.create(spec.valueSchema)
-  // The due rows' values alone, when the window expressions allow it; else (and always with
-  // spark.overjoin.sliding.evaluation = spark) Spark's evaluator over every row of the visited keys.
-  private val dueOnly = if (spec.dueOnly) DueRowAggregates.of(spec) else None
+  private val compiled = SlidingPartition.compiled(spec)
+  import compiled._
 
   def run(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     val fresh = mutable.LinkedHashMap.empty[UnsafeRow, ArrayBuffer[HeldRow]]
@@ -89,26 +89,36 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     val evalRows = ArrayBuffer.empty[UnsafeRow]
     val emit = ArrayBuffer.empty[Boolean]
     val evaluated = ArrayBuffer.empty[UnsafeRow]
-    def visit(key: UnsafeRow, added: Seq[HeldRow]): Unit = {
-      val held = Option(store.get(key)).map(v => SlidingState.decode(v.getBinary(1), numFields)).getOrElse(ArrayBuffer.empty)
-      val rows = if (added.isEmpty) held else (held ++ added).sortBy(r => (r.rowtime, r.seq))
-      val isDue = rows.map(r => !r.emitted && evictUs != SlidingPartition.NoWatermark && r.rowtime <= evictUs)
-      if (isDue.contains(true)) dueOnly match {
-        case Some(aggregates) => rows.indices.foreach { i => if (isDue(i)) evaluated += aggregates.eval(rows, i) }
-        case None => rows.indices.foreach { i => evalRows += rows(i).row; emit += isDue(i) }
+    def visit(key: UnsafeRow, added: ArrayBuffer[HeldRow]): Unit = {
+      val stored = store.get(key)
+      val held = if (stored == null) ArrayBuffer.empty[HeldRow] else SlidingState.decode(stored.getBinary(1), numFields)
+      val rows = if (added.isEmpty) held else SlidingState.merged(held, added)
+      val n = rows.size
+      val isDue = new Array[Boolean](n)
+      var dueRows = 0
+      if (evictUs != SlidingPartition.NoWatermark) {
+        var i = 0
+        while (i < n) {
+          val r = rows(i)
+          if (!r.emitted && r.rowtime <= evictUs) { isDue(i) = true; dueRows += 1 }
+          i += 1
+        }
       }
-      val marked = rows.indices.map(i => if (isDue(i)) rows(i).copy(emitted = true) else rows(i))
-      val kept = keep(marked)
+      if (dueRows > 0) dueOnly match {
+        case Some(aggregates) => aggregates.evalDue(rows, isDue, evaluated)
+        case None => var i = 0; while (i < n) { evalRows += rows(i).row; emit += isDue(i); i += 1 }
+      }
+      val kept = keep(rows, isDue)
       stateRows += kept.size
       if (kept.isEmpty) {
         if (held.nonEmpty) { store.remove(key); counters.removedKeys += 1 }
-      } else if (added.nonEmpty || isDue.contains(true) || kept.size != rows.size) {
+      } else if (added.nonEmpty || dueRows > 0 || kept.size != n) {
         store.put(key, valueOf(new GenericInternalRow(Array[Any](SlidingState.pending(kept), SlidingState.encode(kept)))))
         counters.updatedKeys += 1
       }
     }
-    fresh.foreach { case (key, added) => visit(key, added.toSeq) }
-    due.foreach(key => visit(key, Nil))
+    fresh.foreach { case (key, added) => visit(key, added) }
+    due.foreach(key => visit(key, ArrayBuffer.empty))
     counters.stateRows = stateRows
     if (dueOnly.isDefined) {
       counters.emitted += evaluated.size
@@ -122,22 +132,74 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     out.filter { _ => val e = flags.next(); if (e) counters.emitted += 1; e }
   }
 
-  /** The rows a row still to come can need (every row at or below the watermark is emitted by now). */
-  private def keep(rows: IndexedSeq[HeldRow]): IndexedSeq[HeldRow] = {
-    if (evictUs == SlidingPartition.NoWatermark) return rows
-    val emittedCount = rows.count(_.emitted)
+  /**
+   * The rows a row still to come can need, the due ones marked emitted (every row at or below the
+   * watermark is emitted by now): those not emitted, those within `keepMicros` of the watermark
+   * (RANGE), the last `keepRows` emitted (ROWS, LAG).
+   */
+  private def keep(rows: scala.collection.IndexedSeq[HeldRow], isDue: Array[Boolean]): ArrayBuffer[HeldRow] = {
+    val out = new ArrayBuffer[HeldRow](rows.size)
+    if (evictUs == SlidingPartition.NoWatermark) { out ++= rows; return out }
+    var emittedCount = 0
+    var i = 0
+    while (i < rows.size) { if (rows(i).emitted || isDue(i)) emittedCount += 1; i += 1 }
     var emittedSeen = 0
-    rows.filter { r =>
-      if (!r.emitted) true
+    i = 0
+    while (i < rows.size) {
+      val r = rows(i)
+      if (!r.emitted && !isDue(i)) out += r
       else {
         emittedSeen += 1
-        (spec.keepMicros >= 0 && r.rowtime >= evictUs - spec.keepMicros) ||
-          (spec.keepRows > 0 && emittedSeen > emittedCount - spec.keepRows)
+        if ((spec.keepMicros >= 0 && r.rowtime >= evictUs - spec.keepMicros) ||
+            (spec.keepRows > 0 && emittedSeen > emittedCount - spec.keepRows)) {
+          out += (if (r.emitted) r else r.copy(emitted = true))
+        }
       }
+      i += 1
     }
+    out
   }
 }
 
 object SlidingPartition {
   val NoWatermark: Long = org.apache.spark.sql.overjoin.OverjoinStateWriter.NoWatermark
+
+  /**
+   * What a task of a sliding window compiles from its spec (projections, the due rows'
+   * aggregates). Every micro-batch runs a task per partition with an equal spec; compiling it
+   * again each time cost about a seventh of the operator's CPU, so each executor thread keeps the
+   * last few it compiled ([[compiled]]). One thread runs one task at a time, so the mutable
+   * buffers inside are never shared.
+   */
+  final class Compiled(spec: SlidingTaskSpec) {
+    val toUnsafe: UnsafeProjection = UnsafeProjection.create(spec.childOutput.map(_.dataType).toArray)
+    val keyOf: UnsafeProjection = UnsafeProjection.create(spec.keyExpressions, spec.childOutput)
+    val rowtimeOf: Expression = BindReferences.bindReference(spec.orderSpec.head.child, spec.childOutput)
+    val valueOf: UnsafeProjection = UnsafeProjection.create(spec.valueSchema)
+    // The due rows' values alone, when the window expressions allow it; else (and always with
+    // spark.overjoin.sliding.evaluation = spark) Spark's evaluator over every row of the visited keys.
+    val dueOnly: Option[DueRowAggregates] = spec.evaluation match {
+      case "spark" => None
+      case "due" => DueRowAggregates.of(spec, incremental = false)
+      case _ => DueRowAggregates.of(spec)
+    }
+  }
+
+  private val CacheSize = 8
+
+  private val cache = new ThreadLocal[java.util.LinkedHashMap[String, Compiled]] {
+    override def initialValue(): java.util.LinkedHashMap[String, Compiled] =
+      new java.util.LinkedHashMap[String, Compiled](16, 0.75f, true) {
+        override def removeEldestEntry(e: java.util.Map.Entry[String, Compiled]): Boolean = size() > CacheSize
+      }
+  }
+
+  /**
+   * This thread's compiled form of `spec`, made on first use. It is kept by operator (one operator
+   * of one query run computes the same window every micro-batch, though the planner may give its
+   * expressions new ids each time, so the spec's expressions are not the key).
+   */
+  def compiled(spec: SlidingTaskSpec): Compiled =
+    if (spec.operator.isEmpty) new Compiled(spec)
+    else cache.get().computeIfAbsent(s"${spec.operator}/${spec.evaluation}", _ => new Compiled(spec))
 }

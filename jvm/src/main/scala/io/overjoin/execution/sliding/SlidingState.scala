@@ -5,6 +5,7 @@ import java.nio.ByteBuffer
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.unsafe.Platform
 
 import io.overjoin.errors.OverjoinErrors
 
@@ -31,17 +32,22 @@ object SlidingState {
   val Format: Byte = 1
   val NoPending: Long = Long.MaxValue
 
-  def encode(rows: Seq[HeldRow]): Array[Byte] = {
-    val size = 5 + rows.map(r => 21 + r.row.getSizeInBytes).sum
+  def encode(rows: scala.collection.Seq[HeldRow]): Array[Byte] = {
+    var size = 5
+    rows.foreach(r => size += 21 + r.row.getSizeInBytes)
     val buf = ByteBuffer.allocate(size)
     buf.put(Format).putInt(rows.size)
     rows.foreach { r =>
       buf.putLong(r.rowtime).putLong(r.seq).put(if (r.emitted) 1.toByte else 0.toByte).putInt(r.row.getSizeInBytes)
-      buf.put(r.row.getBytes)
+      r.row.writeTo(buf)
     }
     buf.array()
   }
 
+  /**
+   * The rows of a blob. Each row points into `bytes` (no copy per row), so `bytes` must not change
+   * while the rows are in use: the blob read from the store's value is a copy of its own.
+   */
   def decode(bytes: Array[Byte], numFields: Int): ArrayBuffer[HeldRow] = {
     val buf = ByteBuffer.wrap(bytes)
     val format = buf.get()
@@ -54,17 +60,38 @@ object SlidingState {
       val seq = buf.getLong()
       val emitted = buf.get() != 0
       val len = buf.getInt()
-      val data = new Array[Byte](len)
-      buf.get(data)
       val row = new UnsafeRow(numFields)
-      row.pointTo(data, len)
+      row.pointTo(bytes, Platform.BYTE_ARRAY_OFFSET + buf.position(), len)
+      buf.position(buf.position() + len)
       out += HeldRow(rowtime, seq, emitted, row)
       i += 1
     }
     out
   }
 
-  def pending(rows: Seq[HeldRow]): Long = {
+  /** (rowtime, seq) order: the order of a key's rows. */
+  val Order: Ordering[HeldRow] = new Ordering[HeldRow] {
+    def compare(a: HeldRow, b: HeldRow): Int = {
+      val c = java.lang.Long.compare(a.rowtime, b.rowtime)
+      if (c != 0) c else java.lang.Long.compare(a.seq, b.seq)
+    }
+  }
+
+  /** `held` (in order) and `added` (any order) in one sequence in (rowtime, seq) order. */
+  def merged(held: scala.collection.IndexedSeq[HeldRow], added: scala.collection.Seq[HeldRow]): ArrayBuffer[HeldRow] = {
+    val news = added.toArray
+    java.util.Arrays.sort(news, Order)
+    val out = new ArrayBuffer[HeldRow](held.size + news.length)
+    var i = 0
+    var j = 0
+    while (i < held.size || j < news.length) {
+      if (j >= news.length || (i < held.size && Order.compare(held(i), news(j)) <= 0)) { out += held(i); i += 1 }
+      else { out += news(j); j += 1 }
+    }
+    out
+  }
+
+  def pending(rows: scala.collection.Seq[HeldRow]): Long = {
     var min = NoPending
     rows.foreach(r => if (!r.emitted && r.rowtime < min) min = r.rowtime)
     min

@@ -62,16 +62,19 @@ object OverjoinConfEntries {
     .createWithDefault("overjoin")
 
   val SlidingEvaluation: ConfigEntry[String] = SQLConf.buildConf("spark.overjoin.sliding.evaluation")
-    .doc("How a sliding window (docs/semantics.md §12) computes the values of the rows it emits. 'due' " +
-      "(the default): when every window expression is an aggregate over a frame with constant bounds, " +
-      "only the emitted rows' frames are aggregated, by the functions' own expressions; otherwise as " +
-      "'spark'. 'spark': Spark's window evaluation over every row the key holds. Both give Spark's " +
-      "values; 'spark' is there to compare them (bench/bench_sliding.py).")
+    .doc("How a sliding window (docs/semantics.md §12) computes the values of the rows it emits. " +
+      "'incremental' (the default): when every window expression is an aggregate over a frame with " +
+      "constant bounds, only the emitted rows' frames are aggregated; a frame whose functions give the " +
+      "same result however its rows are grouped (COUNT, MIN, MAX, FIRST_VALUE, LAST_VALUE, SUM and AVG " +
+      "of TINYINT/SMALLINT/INT) keeps partial buffers from row to row, the others aggregate their rows " +
+      "in order; otherwise as 'spark'. 'due': the emitted rows' frames, every one in order. 'spark': " +
+      "Spark's window evaluation over every row the key holds. All three give Spark's values; 'due' and " +
+      "'spark' are there to compare them (bench/bench_sliding.py).")
     .version("0.2.0")
     .stringConf
     .transform(_.trim.toLowerCase(java.util.Locale.ROOT))
-    .checkValues(Set("due", "spark"))
-    .createWithDefault("due")
+    .checkValues(Set("incremental", "due", "spark"))
+    .createWithDefault("incremental")
 
   /** Every entry, so that loading this object registers them all. */
   val All: Seq[ConfigEntry[_]] = Seq(Lateness, Emit, ParserEnabled, JoinOperator, SlidingEvaluation)
