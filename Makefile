@@ -7,6 +7,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
+# `make test`'s test processes (pytest-xdist); WORKERS=0 runs the suite in one process.
+WORKERS ?= 3
 SOURCES := python tests bench build_backend
 
 .PHONY: help demo test soak install jar bench dev unit lint fmt types check clean
@@ -28,9 +30,9 @@ demo: $(PY)
 	$(PIP) install --quiet .
 	$(PY) -m overjoin.demo
 
-## test: install with test extras and run the whole suite (the README's test command).
+## test: install with test extras and run the whole suite, in WORKERS=3 processes (the README's test command).
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(WORKERS) --dist loadgroup
 
 ## soak: the seeded tests (differential, ROWS, restart, fuzz, ASOF oracle) with 8x their seeds; hours, not in CI.
 soak: install
