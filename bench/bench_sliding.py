@@ -45,7 +45,7 @@ with an equal rowtime) in all three (docs/semantics.md §12), so ties in rowtime
 values.
 
 The measure, as bench/bench_operators.py's: **input rows per CPU-second** of the engine's JVM
-(utime + stime from /proc), engines alternating run by run after one unreported warm-up of each,
+(utime + stime from /proc), engines alternating run by run after one unreported warm-up of each (``--warmups``),
 medians of the runs; peak state rows of overjoin from the query's progress (``numRowsTotal``: input
 rows held, not keys); Flink's hashmap state exposes no count.
 
@@ -339,7 +339,8 @@ def report(
         "",
         "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
         "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
-        "warm-ups). Engines alternate run by run after one unreported warm-up of each; medians of the runs.",
+        f"warm-ups). Engines alternate run by run after {args.warmups} unreported warm-up(s) of each; medians of "
+        "the runs.",
         "",
     ]
     for size, target in zip(sizes, (1.0, 2.0) if len(sizes) == 2 else [1.0] * len(sizes)):
@@ -399,6 +400,13 @@ def main(argv: list[str] | None = None) -> int:
         help="engines to run (default overjoin,floor,flink; overjoin-due: overjoin's operator aggregating "
         "each emitted row's frame in order, spark.overjoin.sliding.evaluation = due; overjoin-spark: overjoin's "
         "operator with Spark's window evaluation over every held row, spark.overjoin.sliding.evaluation = spark)",
+    )
+    p.add_argument(
+        "--warmups",
+        type=int,
+        default=1,
+        help="unreported runs of each engine before the measured ones, per size (default 1; both JVMs keep "
+        "getting faster over the first few runs)",
     )
     p.add_argument("--no-check", action="store_true", help="skip the check of the values (not timed anyway)")
     p.add_argument("--no-write", action="store_true", help="print the report, leave RESULTS.md alone")
@@ -476,9 +484,10 @@ def main(argv: list[str] | None = None) -> int:
                 return run_spark(spark, engine, folder, args, label)
 
             warm: dict[str, Run] = {}
-            for engine in engines:
-                log(f"  {size.seconds} s: warm-up {engine} (not reported) ...")
-                warm[engine] = one(engine, f"warm-up {engine}")
+            for w in range(args.warmups):
+                for engine in engines:
+                    log(f"  {size.seconds} s: warm-up {w + 1}/{args.warmups} {engine} (not reported) ...")
+                    warm[engine] = one(engine, f"warm-up {engine}")
             if args.flink_checkpoints and flink_python and "flink" in warm and "overjoin" in warm:
                 batches = warm["overjoin"].batches or 1
                 size.checkpoint_ms = max(10, int(warm["flink"].wall_seconds * 1000 / batches))
