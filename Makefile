@@ -8,7 +8,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 # `make test`'s test processes (pytest-xdist); WORKERS=0 runs the suite in one process.
-WORKERS ?= 3
+WORKERS ?= 2
 SOURCES := python tests bench build_backend
 
 .PHONY: help demo test soak install jar bench dev unit lint fmt types check clean
@@ -30,7 +30,7 @@ demo: $(PY)
 	$(PIP) install --quiet .
 	$(PY) -m overjoin.demo
 
-## test: install with test extras and run the whole suite, in WORKERS=3 processes (the README's test command).
+## test: install with test extras and run the whole suite, in WORKERS=2 processes (the README's test command).
 test: install
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup
 

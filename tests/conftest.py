@@ -21,7 +21,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
 
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: `make unit` runs without xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under pytest-xdist (``make test`` runs ``-n 3 --dist loadgroup``): every test is scheduled on
+    """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``): every test is scheduled on
     its own, except that the tests of one ``tests/server`` module run in one process, in order: they
     share the module's server (one JVM started per module) and build on each other's streams and
     pumps. (xdist's ``xdist_group`` markers would say the same, but xdist 3.8 groups by rewriting
