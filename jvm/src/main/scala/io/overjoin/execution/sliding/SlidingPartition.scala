@@ -166,9 +166,9 @@ object SlidingPartition {
 
   /**
    * What a task of a sliding window compiles from its spec (projections, the due rows'
-   * aggregates). Every micro-batch runs a task per partition with an equal spec; compiling it
+   * aggregates). Every micro-batch runs a task per partition for the same operator; compiling it
    * again each time cost about a seventh of the operator's CPU, so each executor thread keeps the
-   * last few it compiled ([[compiled]]). One thread runs one task at a time, so the mutable
+   * last few it compiled, by operator ([[compiled]]). One thread runs one task at a time, so the mutable
    * buffers inside are never shared.
    */
   final class Compiled(spec: SlidingTaskSpec) {
