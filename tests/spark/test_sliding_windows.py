@@ -603,3 +603,48 @@ def restart_case(
     counts = {(t, i): c for t, i, c in sliding_window(rows, "ts", Window.rows(3), [SlidingCall("COUNT")], by_k)}
     expected = sorted((t, i, s, counts[(t, i)]) for t, i, s in sums)
     return batches, {"x": "id int, k int, v int, ts timestamp"}, sql, expected
+
+
+# -- a checkpoint of the earlier state layout ------------------------------------------------------
+
+
+def test_a_checkpoint_of_the_earlier_state_layout_is_refused_with_a_clear_error(spark):
+    """A sliding window's checkpoint written by overjoin before its state was kept by time bucket
+    (layout 1, tests/fixtures/checkpoints/sliding-layout-1) is refused when the query restarts from
+    it, with OJ402 naming the checkpoint, the operator and what to do, instead of being misread;
+    the checkpoint is left as it was."""
+    import shutil
+
+    fixture = os.path.join(os.path.dirname(__file__), "..", "fixtures", "checkpoints", "sliding-layout-1")
+    work = tempfile.mkdtemp(prefix="overjoin-sliding-layout-")
+    ckpt, folder, out = (os.path.join(work, d) for d in ("checkpoint", "in", "out"))
+    shutil.copytree(fixture, ckpt)
+    os.makedirs(folder)
+    with open(os.path.join(folder, "b2.json"), "w") as f:
+        f.write('{"rowtime": "2024-03-01T09:05:00", "k": 1, "v": 1, "id": 99}\n')
+    before = sorted(os.path.relpath(os.path.join(d, f), ckpt) for d, _, fs in os.walk(ckpt) for f in fs)
+    spark.readStream.schema(SCHEMA).json(folder).createOrReplaceTempView("fx_src")
+    query = (
+        spark.sql(
+            "SELECT STREAM ROWTIME, id, SUM(v) OVER w AS s FROM fx_src "
+            "WINDOW w AS (PARTITION BY k RANGE INTERVAL '20' SECOND PRECEDING)"
+        )
+        .writeStream.format("json")
+        .option("path", out)
+        .option("checkpointLocation", ckpt)
+        .outputMode("append")
+        .start()
+    )
+    try:
+        with pytest.raises(Exception) as failure:
+            query.processAllAvailable()
+    finally:
+        query.stop()
+    message = str(failure.value)
+    assert "[OVERJOIN_STATE_LAYOUT] OJ402" in message, message
+    assert f"{ckpt}/state (operator 1000, overjoinSlidingWindow)" in message, message
+    assert "earlier layout" in message and "layout 2 (rows by time bucket)" in message, message
+    assert "Start the query with a new checkpoint location" in message, message
+    state = [p for p in before if p.startswith("state")]
+    after = sorted(os.path.relpath(os.path.join(d, f), ckpt) for d, _, fs in os.walk(ckpt) for f in fs)
+    assert [p for p in after if p.startswith("state")] == state
