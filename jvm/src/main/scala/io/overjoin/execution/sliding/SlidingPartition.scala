@@ -78,17 +78,37 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
 
   private val index: SlidingIndex.PartitionIndex = SlidingIndex.take(indexId, store.version).getOrElse(rebuild())
 
-  /** The headers of the store's keys, read from the store (a restart, or a partition new to this executor). */
+  /**
+   * The headers of the store's keys, read from the store (a restart, or a partition new to this
+   * executor), with each key's rows when they are kept in memory.
+   */
   private def rebuild(): SlidingIndex.PartitionIndex = {
     val headers = new java.util.HashMap[UnsafeRow, KeyHeader]
+    val buckets = new java.util.HashMap[UnsafeRow, ArrayBuffer[(Long, UnsafeRow)]]
     val bucketOrdinal = spec.keyExpressions.size
     store.iterator().foreach { pair =>
-      if (pair.key.getLong(bucketOrdinal) == SlidingBuckets.HeaderBucket) {
+      val bucket = pair.key.getLong(bucketOrdinal)
+      if (bucket == SlidingBuckets.HeaderBucket) {
         headers.put(keyPartOf(pair.key).copy(), SlidingBuckets.decodeHeader(pair.value))
+      } else if (inPlace) {
+        buckets.computeIfAbsent(keyPartOf(pair.key).copy(), _ => ArrayBuffer.empty) += ((bucket, pair.value))
       }
+    }
+    if (inPlace) headers.forEach { (key, h) =>
+      val stored = Option(buckets.get(key)).getOrElse(ArrayBuffer.empty).sortBy(_._1)
+      if (!stored.map(_._1).sameElements(h.ids)) {
+        throw OverjoinErrors.internal("sliding window state: a key's buckets differ from its header's list")
+      }
+      val rows = new ArrayBuffer[HeldRow](h.rowCount.toInt)
+      stored.foreach { case (_, value) => SlidingBuckets.decodeBucket(value, numFields, h.emittedThrough, rows) }
+      h.rows = rows
     }
     new SlidingIndex.PartitionIndex(headers)
   }
+
+  /** Whether a held row has been emitted: it came from an earlier batch, at or below the key's `emittedThrough`. */
+  @inline private def emittedBefore(r: HeldRow, emittedThrough: Long): Boolean =
+    (r.seq >>> 32) != batchId && r.rowtime <= emittedThrough
 
   def run(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     val fresh = mutable.LinkedHashMap.empty[UnsafeRow, ArrayBuffer[HeldRow]]
@@ -116,17 +136,19 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     val evaluated = ArrayBuffer.empty[UnsafeRow]
     def visit(key: UnsafeRow, added: ArrayBuffer[HeldRow]): Unit = {
       val header = index.headers.get(key)
-      val held = ArrayBuffer.empty[HeldRow]
-      if (header != null) {
+      val emittedThrough = if (header == null) NoWatermark else header.emittedThrough
+      val held = if (header == null) ArrayBuffer.empty[HeldRow] else if (header.rows != null) header.rows else {
+        val read = new ArrayBuffer[HeldRow](header.rowCount.toInt)
         var b = 0
         while (b < header.ids.length) {
           val stored = store.get(entry(key, header.ids(b)))
           if (stored == null) {
             throw OverjoinErrors.internal(s"sliding window state: bucket ${header.ids(b)} of a key is missing")
           }
-          SlidingBuckets.decodeBucket(if (inPlace) stored else stored.copy(), numFields, header.emittedThrough, held)
+          SlidingBuckets.decodeBucket(stored.copy(), numFields, header.emittedThrough, read)
           b += 1
         }
+        read
       }
       val rows = if (added.isEmpty) held else SlidingState.merged(held, added)
       val n = rows.size
@@ -136,7 +158,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         var i = 0
         while (i < n) {
           val r = rows(i)
-          if (!r.emitted && r.rowtime <= evictUs) { isDue(i) = true; dueRows += 1 }
+          if (r.rowtime <= evictUs && !emittedBefore(r, emittedThrough)) { isDue(i) = true; dueRows += 1 }
           i += 1
         }
       }
@@ -144,7 +166,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         case Some(aggregates) => aggregates.evalDue(rows, isDue, evaluated)
         case None => var i = 0; while (i < n) { evalRows += rows(i).row; emit += isDue(i); i += 1 }
       }
-      val kept = keep(rows, isDue)
+      val kept = keep(rows, isDue, emittedThrough)
       if (kept.isEmpty) {
         if (header != null) {
           header.ids.foreach(id => store.remove(entry(key, id)))
@@ -154,9 +176,8 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         }
       } else {
         val width = if (header == null) spec.bucketMicros else header.width
-        val emittedThrough = math.max(if (header == null) NoWatermark else header.emittedThrough, evictUs)
-        if (writeBuckets(key, header, added, kept, width, emittedThrough) || header == null ||
-            header.emittedThrough != emittedThrough) {
+        val through = math.max(emittedThrough, evictUs)
+        if (writeBuckets(key, header, added, kept, width, through) || header == null || emittedThrough != through) {
           val h = index.headers.get(key)
           store.put(entry(key, SlidingBuckets.HeaderBucket),
             valueOf(new GenericInternalRow(Array[Any](h.pending, SlidingBuckets.encodeHeader(h)))))
@@ -167,7 +188,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     fresh.foreach { case (key, added) => visit(key, added) }
     due.foreach(key => visit(key, ArrayBuffer.empty))
     var stateRows = 0L
-    index.headers.forEach((_, h) => stateRows += h.rows)
+    index.headers.forEach((_, h) => stateRows += h.rowCount)
     counters.stateRows = stateRows
     if (dueOnly.isDefined) {
       counters.emitted += evaluated.size
@@ -188,8 +209,19 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
    */
   private def writeBuckets(key: UnsafeRow, header: KeyHeader, added: ArrayBuffer[HeldRow],
       kept: ArrayBuffer[HeldRow], width: Long, emittedThrough: Long): Boolean = {
-    val touched = new java.util.HashSet[java.lang.Long]
-    added.foreach(r => touched.add(java.lang.Math.floorDiv(r.rowtime, width)))
+    // The buckets new rows fell in (a batch's rows of a key fall in one or two buckets).
+    val touched = new Array[Long](added.size)
+    var nTouched = 0
+    var a = 0
+    while (a < added.size) {
+      val id = java.lang.Math.floorDiv(added(a).rowtime, width)
+      var seen = false
+      var t = 0
+      while (t < nTouched && !seen) { seen = touched(t) == id; t += 1 }
+      if (!seen) { touched(nTouched) = id; nTouched += 1 }
+      a += 1
+    }
+    def isTouched(id: Long): Boolean = { var t = 0; while (t < nTouched) { if (touched(t) == id) return true; t += 1 }; false }
     val ids = ArrayBuffer.empty[Long]
     val counts = ArrayBuffer.empty[Int]
     var changed = false
@@ -201,7 +233,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
       while (until < kept.size && java.lang.Math.floorDiv(kept(until).rowtime, width) == id) until += 1
       var old = -1
       if (header != null) { val at = java.util.Arrays.binarySearch(header.ids, id); if (at >= 0) old = header.counts(at) }
-      if (old != until - from || touched.contains(id)) {
+      if (old != until - from || isTouched(id)) {
         store.put(entry(key, id), valueOf(new GenericInternalRow(Array[Any](SlidingBuckets.BucketEntry,
           SlidingBuckets.encodeBucket(kept, from, until)))))
         changed = true
@@ -215,10 +247,16 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
       counts += until - from
       from = until
     }
-    if (header != null) header.ids.foreach { id =>
-      if (!ids.contains(id)) { store.remove(entry(key, id)); changed = true }
+    if (header != null) {
+      var b = 0
+      while (b < header.ids.length) {
+        if (!ids.contains(header.ids(b))) { store.remove(entry(key, header.ids(b))); changed = true }
+        b += 1
+      }
     }
-    index.headers.put(key, new KeyHeader(pending, emittedThrough, width, ids.toArray, counts.toArray))
+    val updated = new KeyHeader(pending, emittedThrough, width, ids.toArray, counts.toArray)
+    if (inPlace) updated.rows = kept
+    index.headers.put(key, updated)
     changed
   }
 
@@ -233,17 +271,18 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
    * `emittedThrough` says so after the batch, no row is marked): those not emitted, those within `keepMicros` of the watermark
    * (RANGE), the last `keepRows` emitted (ROWS, LAG).
    */
-  private def keep(rows: scala.collection.IndexedSeq[HeldRow], isDue: Array[Boolean]): ArrayBuffer[HeldRow] = {
+  private def keep(rows: scala.collection.IndexedSeq[HeldRow], isDue: Array[Boolean],
+      emittedThrough: Long): ArrayBuffer[HeldRow] = {
     val out = new ArrayBuffer[HeldRow](rows.size)
     if (evictUs == SlidingPartition.NoWatermark) { out ++= rows; return out }
     var emittedCount = 0
     var i = 0
-    while (i < rows.size) { if (rows(i).emitted || isDue(i)) emittedCount += 1; i += 1 }
+    while (i < rows.size) { if (isDue(i) || emittedBefore(rows(i), emittedThrough)) emittedCount += 1; i += 1 }
     var emittedSeen = 0
     i = 0
     while (i < rows.size) {
       val r = rows(i)
-      if (!r.emitted && !isDue(i)) out += r
+      if (!isDue(i) && !emittedBefore(r, emittedThrough)) out += r
       else {
         emittedSeen += 1
         if ((spec.keepMicros >= 0 && r.rowtime >= evictUs - spec.keepMicros) ||
@@ -331,7 +370,7 @@ object SlidingIndex {
     @volatile var version: Long = -1L
   }
 
-  private val MaxIndexes = 1024
+  private val MaxIndexes = 4096
   private val indexes = new java.util.LinkedHashMap[String, PartitionIndex](16, 0.75f, true) {
     override def removeEldestEntry(e: java.util.Map.Entry[String, PartitionIndex]): Boolean = size() > MaxIndexes
   }
@@ -341,5 +380,14 @@ object SlidingIndex {
     if (id.isEmpty) None
     else indexes.synchronized { Option(indexes.remove(id)).filter(_.version == version) }
 
-  def put(id: String, index: PartitionIndex): Unit = if (id.nonEmpty) indexes.synchronized { indexes.put(id, index) }
+  /**
+   * Keeps `index` for the next batch of partition `id` (`operator/partition`). The indexes of the
+   * same operator's partitions two or more versions behind are dropped: those partitions now run on
+   * another executor, and their rows would otherwise stay in this one's memory.
+   */
+  def put(id: String, index: PartitionIndex): Unit = if (id.nonEmpty) indexes.synchronized {
+    val operator = id.substring(0, id.lastIndexOf('/') + 1)
+    indexes.entrySet().removeIf(e => e.getKey.startsWith(operator) && e.getValue.version < index.version - 1)
+    indexes.put(id, index)
+  }
 }
