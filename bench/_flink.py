@@ -237,6 +237,7 @@ def run_flink(flink: FlinkEngine, engine: str = "flink", name: str = "") -> Run:
         peak_state_rows=None,
         checkpoints=o["checkpoints"],
         checkpoint_max_bytes=o.get("checkpoint_max_bytes"),
+        checkpoint_avg_ms=o.get("checkpoint_avg_ms"),
     )
 
 
@@ -316,7 +317,14 @@ def checkpoint_line(size: Size) -> list[str]:
         f"`flink-ckpt`: checkpoints every {size.checkpoint_ms} ms (Flink's warm-up wall time over overjoin's "
         f"micro-batches in its warm-up); completed checkpoints per run: {', '.join(str(r.checkpoints) for r in runs)}"
         + (f" (overjoin's micro-batches, each a commit of its state: {', '.join(map(str, spark))})" if spark else "")
+        + f"; their average duration per run (ms, end to end): {', '.join(fmt_n(r.checkpoint_avg_ms) for r in runs)}"
         + f"; the largest checkpoint's state: {largest:,} bytes."
+        + (
+            " Fewer checkpoints than commits: the interval is set from a warm-up's wall time, one checkpoint runs "
+            "at a time (a due one waits for the one before), and none starts before every task of the job runs."
+            if spark and min(r.checkpoints or 0 for r in runs) < 0.9 * min(spark)
+            else ""
+        )
     ]
 
 

@@ -15,7 +15,8 @@ job's graph), output rows (the counting sink's), CPU seconds = utime + stime of 
 /proc, from just before the INSERT is submitted to the end of the job), wall seconds, the Python
 driver's own CPU seconds over the same span (not in ``cpu_seconds``: it only waits), the sink's
 checksum when its table asks for one (``'checksum' = 'true'``), the job's completed checkpoints and
-the largest one's state size in bytes (``checkpoint_max_bytes``, 0 without checkpoints), and
+the largest one's state size in bytes and their average end-to-end duration in ms
+(``checkpoint_max_bytes``, ``checkpoint_avg_ms``; 0 without checkpoints), and
 ``peak_state_rows`` = "n/a": the hashmap state backend exposes no count of the rows it holds.
 
 ``serve`` reads commands on stdin (used through bench/_flink.py): ``run [NAME]`` prints a run's
@@ -179,7 +180,9 @@ class FlinkCluster:
                     input_rows += int(task.getCurrentExecutionAttempt().getIOMetrics().getNumRecordsOut())
         stats = graph.getCheckpointStatsSnapshot()
         checkpoints = int(stats.getCounts().getNumberOfCompletedCheckpoints()) if stats is not None else 0
-        max_bytes = int(stats.getSummaryStats().getStateSizeStats().getMaximum()) if checkpoints else 0
+        summary = stats.getSummaryStats() if checkpoints else None
+        max_bytes = int(summary.getStateSizeStats().getMaximum()) if summary else 0
+        avg_ms = int(summary.getEndToEndDurationStats().getAverage()) if summary else 0
         return {
             "engine": "flink",
             "input_rows": input_rows,
@@ -187,6 +190,7 @@ class FlinkCluster:
             "checksum": int(self.sink.checksum()),
             "checkpoints": checkpoints,
             "checkpoint_max_bytes": max_bytes,
+            "checkpoint_avg_ms": avg_ms,
             "cpu_seconds": round(cpu, 3),
             "wall_seconds": round(wall, 3),
             "driver_cpu_seconds": round(drv, 3),

@@ -65,6 +65,7 @@ class Run:
     # None: not a Spark run.
     state_bytes: int | None = None
     checkpoint_max_bytes: int | None = None  # Flink: the largest completed checkpoint's state size
+    checkpoint_avg_ms: int | None = None  # Flink: the completed checkpoints' average end-to-end duration
 
     @property
     def rows_per_cpu_second(self) -> float:
