@@ -11,7 +11,10 @@ checkpoint's ``state`` folder when the query has ended.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
+import platform
+import shlex
 import shutil
 import statistics
 import sys
@@ -21,19 +24,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_join import machine
+
 __all__ = [
+    "MEASURE",
     "STORES",
     "Run",
     "Size",
     "batch_files",
+    "command_line",
     "fmt_n",
     "folder_bytes",
     "jvm_cpu_seconds",
     "log",
+    "report_head",
     "run_options",
     "run_table",
     "run_to_end",
     "start_session",
+    "versions",
 ]
 
 # --store: Spark's state store provider for every Spark engine, and how the report names it.
@@ -44,6 +53,42 @@ STORES = {
         "RocksDB state store with changelog checkpointing",
     ),
 }
+
+
+# The measure of the engine-against-engine benchmarks, as their reports state it.
+MEASURE = (
+    "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
+    "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
+    "warm-ups)."
+)
+
+
+def command_line(script: str, argv: list[str] | None) -> str:
+    """How the benchmark was run, for its report: ``python bench/<script>`` and its arguments."""
+    return f"python bench/{script}" + "".join(
+        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+    )
+
+
+def versions(spark: Any) -> str:
+    """Spark's, Java's, Python's and overjoin's versions, for a report."""
+    import overjoin
+
+    return (
+        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
+        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
+    )
+
+
+def report_head(command: str, software: str) -> list[str]:
+    """The first lines of a report: the command, the date, the machine and the software."""
+    return [
+        f"Command: `{command}`  ",
+        f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
+        f"Machine: {machine()}  ",
+        f"Software: {software}",
+        "",
+    ]
 
 
 def log(msg: str) -> None:

@@ -68,9 +68,6 @@ issue 25's data set``).
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import platform
-import shlex
 import shutil
 import statistics
 import sys
@@ -91,8 +88,21 @@ from _flink import (
     write_flush_file,
 )
 from _results import replace_section
-from _spark_bench import STORES, Run, Size, batch_files, log, run_options, run_table, run_to_end, start_session
-from bench_join import machine
+from _spark_bench import (
+    MEASURE,
+    STORES,
+    Run,
+    Size,
+    batch_files,
+    command_line,
+    log,
+    report_head,
+    run_options,
+    run_table,
+    run_to_end,
+    start_session,
+    versions,
+)
 
 # The section of bench/RESULTS.md each --shape writes.
 SECTIONS = {"default": "Join operators", "issue25": "Join operators, issue 25's data set"}
@@ -299,13 +309,9 @@ def report_size(size: Size, args: argparse.Namespace) -> list[str]:
     return lines
 
 
-def report(args: argparse.Namespace, sizes: list[Size], command: str, versions: str, flink_note: str) -> str:
+def report(args: argparse.Namespace, sizes: list[Size], command: str, software: str, flink_note: str) -> str:
     lines = [
-        f"Command: `{command}`  ",
-        f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
-        f"Machine: {machine()}  ",
-        f"Software: {versions}",
-        "",
+        *report_head(command, software),
         f"Input (shape `{args.shape}`): {args.rows:,} rows per input, one Parquet file per input per micro-batch "
         f"(`Trigger.AvailableNow`, `noop` sink), {args.keys:,} keys, {1_000_000 // args.step_us:,} rows/s of event "
         "time per input, rows out of order by up to 3 s, then one flush row per input in a file of its own (an hour "
@@ -313,9 +319,7 @@ def report(args: argparse.Namespace, sizes: list[Size], command: str, versions: 
         f"`a {args.how.upper()} JOIN b` with a {args.window} s RANGE window on `b`, lateness {args.lateness} s; "
         f"Spark: `local[2]`, 2 shuffle partitions, {STORES[args.store][1]}.",
         "",
-        "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
-        "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
-        f"warm-ups). Engines alternate run by run after {args.warmups} unreported warm-up(s) of each, at each size; "
+        f"{MEASURE} Engines alternate run by run after {args.warmups} unreported warm-up(s) of each, at each size; "
         "medians of the runs. Flink has no micro-batches: it reads the same rows from one CSV file per input, so "
         "its runs are the same job at every size, run again side by side at each.",
         "",
@@ -383,17 +387,10 @@ def main(argv: list[str] | None = None) -> int:
     if any(args.rows % size.files for size in sizes):
         p.error(f"--rows ({args.rows:,}) must be a multiple of the files per input at every size "
                 f"({', '.join(str(s.files) for s in sizes)}): every size must hold the same rows")  # fmt: skip
-    command = "python bench/bench_operators.py" + "".join(
-        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
-    )
-
-    import overjoin
+    command = command_line("bench_operators.py", argv)
 
     spark = start_session()
-    versions = (
-        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
-        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
-    )
+    software = versions(spark)
     flink_python, why = (None, "not asked for") if "flink" not in wanted else find_flink_python(args.flink_python)
     flink_note = f"not run: {why}."
     root = Path(tempfile.mkdtemp(prefix="bench-ops-data-"))
@@ -419,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
             for size in sizes:  # the same rows at every size
                 sampled = flink.check_sample(spark, folders[size.seconds], SCHEMA, 997)
                 log(f"  Flink {flink.version} reads the same {sampled:,} sampled rows as Spark at {size.seconds:g} s")
-            versions += f", Flink {flink.version}"
+            software += f", Flink {flink.version}"
         for size in sizes:
             engines = [e for e in ENGINES if e in wanted and (e != "flink" or flink)]
 
@@ -442,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         if flink:
             flink.close()
         shutil.rmtree(root, ignore_errors=True)
-    text = report(args, sizes, command, versions, flink_note)
+    text = report(args, sizes, command, software, flink_note)
     print(text)
     if not args.no_write:
         replace_section(SECTIONS[args.shape], text)

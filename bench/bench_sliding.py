@@ -65,9 +65,6 @@ Writes the section ``## Sliding windows`` of bench/RESULTS.md.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import platform
-import shlex
 import shutil
 import struct
 import sys
@@ -90,17 +87,20 @@ from _flink import (
 )
 from _results import replace_section
 from _spark_bench import (
+    MEASURE,
     STORES,
     Run,
     Size,
     batch_files,
+    command_line,
     log,
+    report_head,
     run_options,
     run_table,
     run_to_end,
     start_session,
+    versions,
 )
-from bench_join import machine
 from bench_operators import T0_US, generate
 
 SECTION = "Sliding windows"
@@ -299,14 +299,10 @@ def report_size(size: SlidingSize, args: argparse.Namespace, target: float) -> l
 
 
 def report(
-    args: argparse.Namespace, sizes: list[SlidingSize], command: str, versions: str, flink_note: str, checked: bool
+    args: argparse.Namespace, sizes: list[SlidingSize], command: str, software: str, flink_note: str, checked: bool
 ) -> str:
     lines = [
-        f"Command: `{command}`  ",
-        f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
-        f"Machine: {machine()}  ",
-        f"Software: {versions}",
-        "",
+        *report_head(command, software),
         f"Query: `SELECT STREAM ROWTIME, id, k, COUNT(*) OVER w, SUM(v) OVER w, MIN(v) OVER w, MAX(v) OVER w, "
         f"AVG(v) OVER w FROM src WINDOW w AS (PARTITION BY k RANGE INTERVAL '{args.window}' SECOND PRECEDING)`; "
         f"Flink: the same aggregates `OVER (PARTITION BY k ORDER BY rt RANGE BETWEEN INTERVAL '{args.window}' "
@@ -320,9 +316,7 @@ def report(
         f"micro-batch (`Trigger.AvailableNow`, `noop` sink); lateness {args.lateness} s; Spark: `local[2]`, "
         f"2 shuffle partitions, {STORES[args.store][1]}.",
         "",
-        "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
-        "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
-        f"warm-ups). Engines alternate run by run after {args.warmups} unreported warm-up(s) of each; medians of "
+        f"{MEASURE} Engines alternate run by run after {args.warmups} unreported warm-up(s) of each; medians of "
         "the runs.",
         "",
     ]
@@ -371,19 +365,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.flink_checkpoints and args.warmups < 1:
         p.error("--flink-checkpoints needs --warmups >= 1 (the warm-ups set the checkpoint interval)")
-    command = "python bench/bench_sliding.py" + "".join(
-        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
-    )
+    command = command_line("bench_sliding.py", argv)
     sizes = [SlidingSize(s, files) for s, files in batch_files(args.batch_seconds, args.rows, args.step_us)]
     wanted = args.engines.split(",")
 
-    import overjoin
-
     spark = start_session()
-    versions = (
-        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
-        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
-    )
+    software = versions(spark)
     flink_python, why = (None, "not asked for") if "flink" not in wanted else find_flink_python(args.flink_python)
     flink_note = f"not run: {why}." if flink_python is None else ""
     root = Path(tempfile.mkdtemp(prefix="bench-sliding-data-"))
@@ -416,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
                 spark, folders[sizes[0].seconds], SCHEMA, 997, ("src",), between=("v",)
             )
             log(f"  Flink {flinks['flink'].version} reads the same {sampled:,} sampled rows as Spark")
-            versions += f", Flink {flinks['flink'].version}"
+            software += f", Flink {flinks['flink'].version}"
         if not args.no_check:
             log("checking the values (not timed) ...")
             reference = replay_checksum(spark, folders[sizes[0].seconds], args)
@@ -452,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         for process in flinks.values():
             process.close()
         shutil.rmtree(root, ignore_errors=True)
-    text = report(args, sizes, command, versions, flink_note, not args.no_check)
+    text = report(args, sizes, command, software, flink_note, not args.no_check)
     print(text)
     if not args.no_write:
         replace_section(SECTION, text)
