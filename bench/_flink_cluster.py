@@ -4,14 +4,19 @@ Runs under the Python of a venv with ``apache-flink`` 2.3 (see bench/bench_opera
 ``FlinkCluster`` compiles the counting sink (bench/flink/CountingSinkFactory.java) onto the gateway
 JVM's class path, starts a local MiniCluster (1 task manager, 2 slots, parallelism 2) in pyflink's
 gateway JVM for the whole process, and a streaming ``TableEnvironment`` against it, with state
-backend ``hashmap`` (heap) and checkpointing off (Flink's default) unless asked for. A script
-creates its tables with ``execute_sql`` and gives its ``INSERT`` to ``run``.
+backend ``hashmap`` (heap) and checkpointing off (Flink's default) unless asked for
+(``--checkpoint-ms``: exactly-once checkpoints to local files under the cluster's temporary folder).
+A script adds the options every Flink script takes with ``cluster_options``, starts the cluster with
+``FlinkCluster.from_args``, creates its tables with ``execute_sql`` and gives its ``INSERT`` to
+``run``.
 
 ``run`` returns one JSON-able dict: input rows (the source tasks' records out, from the finished
 job's graph), output rows (the counting sink's), CPU seconds = utime + stime of the gateway JVM (from
 /proc, from just before the INSERT is submitted to the end of the job), wall seconds, the Python
 driver's own CPU seconds over the same span (not in ``cpu_seconds``: it only waits), the sink's
-checksum when its table asks for one (``'checksum' = 'true'``), the job's completed checkpoints, and
+checksum when its table asks for one (``'checksum' = 'true'``), the job's completed checkpoints and
+the largest one's state size in bytes and their average end-to-end duration in ms
+(``checkpoint_max_bytes``, ``checkpoint_avg_ms``; 0 without checkpoints), and
 ``peak_state_rows`` = "n/a": the hashmap state backend exposes no count of the rows it holds.
 
 ``serve`` reads commands on stdin (used through bench/_flink.py): ``run [NAME]`` prints a run's
@@ -22,6 +27,7 @@ input ends the process.
 
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import os
@@ -81,8 +87,14 @@ def driver_cpu_seconds() -> float:
 class FlinkCluster:
     """A MiniCluster in pyflink's gateway JVM and a streaming TableEnvironment that submits to it.
 
-    ``checkpoint_ms`` > 0 turns on checkpointing at that interval (hashmap state, checkpoints to
-    a temporary folder); 0 leaves it off, Flink's default."""
+    ``checkpoint_ms`` > 0 turns on checkpointing at that interval: exactly-once, hashmap state,
+    checkpoints written to local files under the cluster's temporary folder (``filesystem``
+    checkpoint storage); 0 leaves it off, Flink's default."""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> FlinkCluster:
+        """The cluster of a script's ``cluster_options``."""
+        return cls(args.heap, args.checkpoint_ms)
 
     def __init__(self, heap: str = "4g", checkpoint_ms: int = 0) -> None:
         self.work = Path(tempfile.mkdtemp(prefix="flink-bench-"))
@@ -110,6 +122,8 @@ class FlinkCluster:
         }
         if checkpoint_ms > 0:
             settings["execution.checkpointing.interval"] = f"{checkpoint_ms} ms"
+            settings["execution.checkpointing.mode"] = "EXACTLY_ONCE"
+            settings["execution.checkpointing.storage"] = "filesystem"
             settings["execution.checkpointing.dir"] = (self.work / "checkpoints").as_uri()
         conf = self.jvm.org.apache.flink.configuration.Configuration()
         for key, value in {**settings, "taskmanager.numberOfTaskSlots": str(PARALLELISM)}.items():
@@ -166,12 +180,17 @@ class FlinkCluster:
                     input_rows += int(task.getCurrentExecutionAttempt().getIOMetrics().getNumRecordsOut())
         stats = graph.getCheckpointStatsSnapshot()
         checkpoints = int(stats.getCounts().getNumberOfCompletedCheckpoints()) if stats is not None else 0
+        summary = stats.getSummaryStats() if checkpoints else None
+        max_bytes = int(summary.getStateSizeStats().getMaximum()) if summary else 0
+        avg_ms = int(summary.getEndToEndDurationStats().getAverage()) if summary else 0
         return {
             "engine": "flink",
             "input_rows": input_rows,
             "output_rows": int(self.sink.rows()),
             "checksum": int(self.sink.checksum()),
             "checkpoints": checkpoints,
+            "checkpoint_max_bytes": max_bytes,
+            "checkpoint_avg_ms": avg_ms,
             "cpu_seconds": round(cpu, 3),
             "wall_seconds": round(wall, 3),
             "driver_cpu_seconds": round(drv, 3),
@@ -198,6 +217,23 @@ class FlinkCluster:
             self.cluster.close()
         finally:
             shutil.rmtree(self.work, ignore_errors=True)
+
+
+def cluster_options(p: argparse.ArgumentParser) -> None:
+    """The options of every Flink script: its runs, the gateway JVM's heap, checkpointing, the plan
+    and ``--serve``."""
+    p.add_argument("--runs", type=int, default=1, help="runs, one JSON line each (default 1; not with --serve)")
+    p.add_argument(
+        "--heap", default="4g", help="gateway JVM -Xmx unless JVM_ARGS is set (default 4g, as Spark's driver)"
+    )
+    p.add_argument(
+        "--checkpoint-ms",
+        type=int,
+        default=0,
+        help="checkpoint interval, ms: exactly-once, to local files (default 0: checkpointing off)",
+    )
+    p.add_argument("--explain", action="store_true", help="print Flink's plan of the query to stderr first")
+    p.add_argument("--serve", action="store_true", help="read commands (run [NAME], sample N) on stdin")
 
 
 def emit(obj: dict[str, Any]) -> None:

@@ -4,21 +4,46 @@ one measured run of a streaming query to its end, a run's record and the report'
 A run starts the query on ``Trigger.AvailableNow`` into the ``noop`` sink and measures the CPU
 seconds of the JVM (utime + stime from /proc: local mode runs Spark's driver and executors in one
 process) from its start to its end, and wall seconds; input and output rows and peak state rows come
-from the query's progress, every micro-batch of it.
+from the query's progress, every micro-batch of it, and the state on disk is the size of the
+checkpoint's ``state`` folder when the query has ended.
 """
 
 from __future__ import annotations
 
+import argparse
+import datetime as dt
 import os
+import platform
+import shlex
 import shutil
+import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STORES", "Run", "fmt_n", "jvm_cpu_seconds", "log", "run_table", "run_to_end", "start_session"]
+from bench_join import machine
+
+__all__ = [
+    "MEASURE",
+    "STORES",
+    "Run",
+    "Size",
+    "batch_files",
+    "command_line",
+    "fmt_n",
+    "folder_bytes",
+    "jvm_cpu_seconds",
+    "log",
+    "report_head",
+    "run_options",
+    "run_table",
+    "run_to_end",
+    "start_session",
+    "versions",
+]
 
 # --store: Spark's state store provider for every Spark engine, and how the report names it.
 STORES = {
@@ -28,6 +53,42 @@ STORES = {
         "RocksDB state store with changelog checkpointing",
     ),
 }
+
+
+# The measure of the engine-against-engine benchmarks, as their reports state it.
+MEASURE = (
+    "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
+    "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
+    "warm-ups)."
+)
+
+
+def command_line(script: str, argv: list[str] | None) -> str:
+    """How the benchmark was run, for its report: ``python bench/<script>`` and its arguments."""
+    return f"python bench/{script}" + "".join(
+        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+    )
+
+
+def versions(spark: Any) -> str:
+    """Spark's, Java's, Python's and overjoin's versions, for a report."""
+    import overjoin
+
+    return (
+        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
+        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
+    )
+
+
+def report_head(command: str, software: str) -> list[str]:
+    """The first lines of a report: the command, the date, the machine and the software."""
+    return [
+        f"Command: `{command}`  ",
+        f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
+        f"Machine: {machine()}  ",
+        f"Software: {software}",
+        "",
+    ]
 
 
 def log(msg: str) -> None:
@@ -45,10 +106,67 @@ class Run:
     peak_state_rows: int | None  # None: not exposed (Flink)
     late_rows: int | None = None  # rows a Spark operator dropped as late (numRowsDroppedByWatermark)
     checkpoints: int | None = None  # Flink's completed checkpoints (None: not a Flink run)
+    # Spark: bytes of the checkpoint's state folder at the query's end (every version the store keeps);
+    # None: not a Spark run.
+    state_bytes: int | None = None
+    checkpoint_max_bytes: int | None = None  # Flink: the largest completed checkpoint's state size
+    checkpoint_avg_ms: int | None = None  # Flink: the completed checkpoints' average end-to-end duration
 
     @property
     def rows_per_cpu_second(self) -> float:
         return self.input_rows / self.cpu_seconds
+
+
+@dataclass
+class Size:
+    """The runs at one size of micro-batch: ``seconds`` of event time per micro-batch, ``files``
+    per input; ``checkpoint_ms``: flink-ckpt's interval at this size (None: not run)."""
+
+    seconds: float
+    files: int
+    runs: list[Run] = field(default_factory=list)
+    checkpoint_ms: int | None = None
+
+    def medians(self) -> dict[str, float]:
+        engines = list(dict.fromkeys(r.engine for r in self.runs))
+        return {e: statistics.median(r.rows_per_cpu_second for r in self.runs if r.engine == e) for e in engines}
+
+    def median_cpu(self, engine: str) -> float:
+        return statistics.median(r.cpu_seconds for r in self.runs if r.engine == engine)
+
+    def ratio(self, other: str = "flink") -> tuple[float, list[float]]:
+        """overjoin's median input rows per CPU-second over ``other``'s, and the runs' ratios in order."""
+        med = self.medians()
+        ours = [r for r in self.runs if r.engine == "overjoin"]
+        theirs = [r for r in self.runs if r.engine == other]
+        pairs = [x.rows_per_cpu_second / y.rows_per_cpu_second for x, y in zip(ours, theirs)]
+        return med["overjoin"] / med[other], pairs
+
+
+def batch_files(batch_seconds: str, rows: int, step_us: int) -> list[tuple[int, int]]:
+    """(seconds, files) of each size of ``--batch-seconds`` (comma-separated seconds of event time
+    per micro-batch) for ``rows`` rows per input ``step_us`` apart: one file per micro-batch."""
+    return [(s, max(1, rows * step_us // (s * 1_000_000))) for s in (int(x) for x in batch_seconds.split(","))]
+
+
+def run_options(p: argparse.ArgumentParser, per: str = "") -> None:
+    """--store, --runs, --warmups and --no-write, as every engine-against-engine benchmark takes them."""
+    p.add_argument(
+        "--store",
+        choices=tuple(STORES),
+        default="hdfs",
+        help="Spark's state store for every Spark engine (default hdfs, Spark's default; rocksdb: with "
+        "changelog checkpointing)",
+    )
+    p.add_argument("--runs", type=int, default=3, help=f"runs of each engine{per}, alternating (default 3)")
+    p.add_argument(
+        "--warmups",
+        type=int,
+        default=1,
+        help=f"unreported runs of each engine{per} before the measured ones (default 1; both JVMs keep "
+        "getting faster over the first few runs)",
+    )
+    p.add_argument("--no-write", action="store_true", help="print the report, leave RESULTS.md alone")
 
 
 def fmt_n(x: int | None) -> str:
@@ -77,6 +195,11 @@ def start_session() -> Any:
     )
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes of the files under ``folder`` (0 if there is none)."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
 def jvm_cpu_seconds(spark: Any) -> float:
@@ -109,6 +232,7 @@ def run_to_end(spark: Any, df: Any, engine: str, label: str, sink: str = "noop",
     if query.exception():
         raise RuntimeError(f"{engine} failed: {query.exception()}")
     progress = list(query.recentProgress)
+    state_bytes = folder_bytes(Path(checkpoint) / "state")
     shutil.rmtree(checkpoint, ignore_errors=True)
     return Run(
         engine=engine,
@@ -119,18 +243,25 @@ def run_to_end(spark: Any, df: Any, engine: str, label: str, sink: str = "noop",
         output_rows=sum(max(0, p["sink"].get("numOutputRows", 0)) for p in progress),
         peak_state_rows=max((sum(o["numRowsTotal"] for o in p["stateOperators"]) for p in progress), default=0),
         late_rows=sum(o.get("numRowsDroppedByWatermark", 0) for p in progress for o in p["stateOperators"]),
+        state_bytes=state_bytes,
     )
 
 
 def run_table(runs: list[Run]) -> list[str]:
-    """The report's table of runs, one line per run, in markdown."""
-    lines = [
-        "| run | engine | input rows | CPU s | wall s | input rows / CPU s | batches | output rows | peak state rows |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    """The report's table of runs, one line per run, in markdown. The columns ``state on disk``
+    (Spark's runs) and ``checkpoints`` (Flink's) are there when some run has them."""
+    disk = any(r.state_bytes is not None for r in runs)
+    ckpt = any(r.checkpoints for r in runs)
+    head = (
+        "| run | engine | input rows | CPU s | wall s | input rows / CPU s | batches | output rows | peak state rows |"
+    )
+    head += " state on disk, bytes |" * disk + " checkpoints |" * ckpt
+    lines = [head, "|---" * head.count(" | ") + "|---|"]
     for i, r in enumerate(runs, 1):
         lines.append(
             f"| {i} | {r.engine} | {r.input_rows:,} | {r.cpu_seconds:.1f} | {r.wall_seconds:.1f} | "
             f"{r.rows_per_cpu_second:,.0f} | {fmt_n(r.batches)} | {r.output_rows:,} | {fmt_n(r.peak_state_rows)} |"
+            + f" {fmt_n(r.state_bytes)} |" * disk
+            + f" {fmt_n(r.checkpoints)} |" * ckpt
         )
     return lines

@@ -11,8 +11,14 @@ The same interval join, on the same data, through each engine:
             into the sink; what every Spark micro-batch query over these inputs pays (reported, and
             subtracted to give each Spark join's own cost)
   flink     the same interval join in Flink 2.3 (bench/flink_join.py: streaming mode, a local
-            MiniCluster with parallelism 2, hashmap state), when a Python with ``apache-flink`` is
-            given (--flink-python, or $OVERJOIN_FLINK_PYTHON); reported as not run otherwise
+            MiniCluster with parallelism 2, hashmap state, checkpointing off, Flink's default), when a
+            Python with ``apache-flink`` is given (--flink-python, or $OVERJOIN_FLINK_PYTHON);
+            reported as not run otherwise
+  flink-ckpt  with --flink-checkpoints: the same Flink job with checkpointing on, since every Spark
+            micro-batch commits its state: exactly-once, hashmap state, checkpoints to local files
+            under a temporary folder, at an interval of Flink's warm-up wall time over overjoin's
+            micro-batches in its warm-up (about 100 ms; about as many checkpoints as Spark's commits),
+            set for each size of micro-batch; completed checkpoints reported per run (bench/_flink.py)
 
 The Spark queries read two folders of Parquet files (id, k, rowtime), one file per input per
 micro-batch (``Trigger.AvailableNow``), into the ``noop`` sink. Rows arrive out of order within
@@ -24,11 +30,24 @@ at the end of its bounded input. The flush rows are part of the data set (input 
 for every engine. Flink reads the same rows from one CSV file per input (its wheel ships no
 Parquet format), written from the Parquet files and checked against them.
 
-Engines alternate run by run after one unreported warm-up of each. The measure is **input rows
-per CPU-second of the process** (utime + stime of the JVM, from /proc: local mode runs Spark's
-driver and executors in one process, and Flink's MiniCluster runs in pyflink's gateway JVM), not
-wall time, because this machine is shared. Each run also reports output rows (which must be equal
-across engines) and peak state rows (not exposed by Flink's hashmap state backend).
+**Shapes** (``--shape``; any option given overrides the shape's value):
+
+  default   1,000,000 rows per input, a LEFT join, 100 files per input (10 s of event time per
+            micro-batch), 10,000 keys, 1,000 rows/s of event time per input, a 60 s window,
+            lateness 10 s: the data set of the first runs
+  issue25   issue 25's: 2,000,000 rows per input, an INNER join, 10,000 keys, 1,000 rows/s of event
+            time per input, a one-minute window, lateness 10 s, at 10 s and 50 s of event time per
+            micro-batch (``--batch-seconds 10,50``: 200 and 40 files per input), each size with its
+            own runs of every engine; Flink has no micro-batches and runs the same job at each size
+
+Spark runs ``local[2]`` with 2 shuffle partitions. Engines alternate run by run after ``--warmups``
+unreported warm-ups of each (default 1), at each size. The measure is **input rows per CPU-second
+of the process** (utime + stime of the JVM, from /proc: local mode runs Spark's driver and
+executors in one process, and Flink's MiniCluster runs in pyflink's gateway JVM), not wall time,
+because this machine is shared. Each run also reports output rows (which must be equal across the
+join engines, Flink's included: the report says whether they are), peak state rows (not exposed by
+Flink's hashmap state backend), Spark's state on disk (bytes of the checkpoint's ``state`` folder
+when the query has ended: every version the store keeps) and Flink's completed checkpoints.
 
 Flink needs its own venv: ``apache-flink`` 2.3 (through apache-beam) requires pyarrow < 17 and
 grpcio < 1.66, and overjoin's ``test`` and ``server`` extras (``pyspark[connect]``) require
@@ -40,16 +59,15 @@ pyarrow >= 18 and grpcio >= 1.76, so pip cannot install both; it also needs a JD
 
 Run:  python bench/bench_operators.py                 (1M rows per input; 10-20 minutes on 2 cores)
       python bench/bench_operators.py --rows 200000   (a quick look)
+      python bench/bench_operators.py --shape issue25 --flink-checkpoints --flink-python /work/flinkenv/bin/python
       python bench/bench_operators.py --help
-Writes the section ``## Join operators`` of bench/RESULTS.md.
+Writes the section ``## Join operators`` of bench/RESULTS.md (``--shape issue25``: ``## Join operators,
+issue 25's data set``).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import platform
-import shlex
 import shutil
 import statistics
 import sys
@@ -58,12 +76,36 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _flink import FLINK_JOIN, FlinkEngine, find_flink_python, write_flink_inputs, write_flush_file
+from _flink import (
+    FLINK_JOIN,
+    FlinkEngine,
+    checkpoint_line,
+    engine_note,
+    find_flink_python,
+    flink_options,
+    run_size,
+    write_flink_inputs,
+    write_flush_file,
+)
 from _results import replace_section
-from _spark_bench import STORES, Run, fmt_n, log, run_table, run_to_end, start_session
-from bench_join import machine
+from _spark_bench import (
+    MEASURE,
+    STORES,
+    Run,
+    Size,
+    batch_files,
+    command_line,
+    log,
+    report_head,
+    run_options,
+    run_table,
+    run_to_end,
+    start_session,
+    versions,
+)
 
-SECTION = "Join operators"
+# The section of bench/RESULTS.md each --shape writes.
+SECTIONS = {"default": "Join operators", "issue25": "Join operators, issue 25's data set"}
 T0_US = 1_704_067_200_000_000  # 2024-01-01 00:00:00 UTC
 SCHEMA = "id BIGINT, k INT, rowtime TIMESTAMP"
 
@@ -164,81 +206,135 @@ def run_once(spark: Any, engine: str, folder: Path, args: argparse.Namespace, la
     return run_to_end(spark, QUERIES[engine](spark, folder, args), engine, label)
 
 
-def run_flink(flink: FlinkEngine) -> Run:
-    """One run of bench/flink_join.py; its CPU seconds are its gateway JVM's over the job."""
-    o = flink.run()
-    return Run(
-        engine="flink",
-        input_rows=o["input_rows"],
-        cpu_seconds=o["cpu_seconds"],
-        wall_seconds=o["wall_seconds"],
-        batches=None,
-        output_rows=o["output_rows"],
-        peak_state_rows=None,
+# --shape: the data set and join, each value unless its option is given. ``files`` or
+# ``batch_seconds`` (event time per micro-batch, one size per value) set the micro-batches.
+SHAPES: dict[str, dict[str, Any]] = {
+    # The data set of the first runs (bench/RESULTS.md, "Join operators"): 100 micro-batches of 10 s.
+    "default": {
+        "rows": 1_000_000,
+        "keys": 10_000,
+        "step_us": 1000,
+        "window": 60,
+        "lateness": 10,
+        "how": "left",
+        "files": 100,
+    },
+    # Issue 25's: an inner join of 2M rows per input at 10 s and 50 s of event time per micro-batch.
+    "issue25": {
+        "rows": 2_000_000,
+        "keys": 10_000,
+        "step_us": 1000,
+        "window": 60,
+        "lateness": 10,
+        "how": "inner",
+        "batch_seconds": "10,50",
+    },
+}
+ENGINES = ("overjoin", "native", "floor", "flink")
+JOINS = ("overjoin", "native", "flink", "flink-ckpt")  # the engines that join: equal output rows
+
+
+def sizes_of(args: argparse.Namespace) -> list[Size]:
+    """The sizes of micro-batch to run: each of --batch-seconds, or the one of --files."""
+    if args.batch_seconds:
+        return [Size(s, files) for s, files in batch_files(args.batch_seconds, args.rows, args.step_us)]
+    return [Size(args.rows * args.step_us / (args.files * 1_000_000), args.files)]
+
+
+def output_check(size: Size) -> str:
+    """Whether every run of every join engine at ``size`` output the same rows, Flink's as Spark's."""
+    outs = {e: sorted({r.output_rows for r in size.runs if r.engine == e}) for e in JOINS}
+    outs = {e: o for e, o in outs.items() if o}
+    every = {n for o in outs.values() for n in o}
+    if not every:
+        return "No join engine ran."
+    if len(every) == 1:
+        (n,) = every
+        both = {"overjoin", "native"} & outs.keys() and {"flink", "flink-ckpt"} & outs.keys()
+        flink = " Flink's output rows equal Spark's." if both else ""
+        return f"Output rows equal in every run of every join engine ({', '.join(outs)}): {n:,}.{flink}"
+    return (
+        "**Output rows differ between runs or engines**: "
+        + "; ".join(f"{e} {', '.join(f'{n:,}' for n in o)}" for e, o in outs.items())
+        + " (see the table): the comparison is not of equal work."
     )
 
 
-def report(args: argparse.Namespace, runs: list[Run], command: str, versions: str, flink_note: str) -> str:
-    engines = list(dict.fromkeys(r.engine for r in runs))
-    by = {e: [r for r in runs if r.engine == e] for e in engines}
-    med = {e: statistics.median(r.rows_per_cpu_second for r in rs) for e, rs in by.items()}
+def report_size(size: Size, args: argparse.Namespace) -> list[str]:
+    med = size.medians()
+    per_batch = args.rows // size.files
     lines = [
-        f"Command: `{command}`  ",
-        f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
-        f"Machine: {machine()}  ",
-        f"Software: {versions}",
+        f"### {size.seconds:g} s of event time per micro-batch ({size.files} files per input, {per_batch:,} rows "
+        "per input per micro-batch)",
         "",
-        f"Input: {args.rows:,} rows per input, {args.files} Parquet files per input (one per input per "
-        f"micro-batch, `Trigger.AvailableNow`, `noop` sink), {args.keys:,} keys, {1_000_000 // args.step_us:,} rows/s "
-        f"of event time per input, rows out of order by up to 3 s, then one flush row per input in a file of its "
-        f"own (an hour past the last window, a key of its own; counted in input and output rows); "
+        *run_table(size.runs),
+        "",
+        "Median input rows per CPU-second: " + ", ".join(f"{e} **{m:,.0f}**" for e, m in med.items()) + ".",
+    ]
+    ratios = []
+    if "overjoin" in med:
+        for other in ("native", "flink", "flink-ckpt"):
+            if other in med:
+                ratio, pairs = size.ratio(other)
+                ratios.append(f"overjoin / {other} **{ratio:.2f}x** (per run: {', '.join(f'{p:.2f}' for p in pairs)})")
+    if ratios:
+        lines[-1] += " Ratios of the medians: " + "; ".join(ratios) + "."
+    lines += ["", output_check(size)]
+    spark = [e for e in ("overjoin", "native") if e in med]
+    if spark:
+        lines.append(
+            "State: "
+            + "; ".join(
+                f"{e} peak {max(r.peak_state_rows or 0 for r in size.runs if r.engine == e):,} rows (numRowsTotal), "
+                f"{statistics.median(r.state_bytes or 0 for r in size.runs if r.engine == e):,.0f} bytes on disk "
+                "(median)"
+                for e in spark
+            )
+            + ". On disk: the checkpoint's `state` folder when the query has ended, every version the store keeps "
+            "(Spark keeps the last 100 micro-batches' deltas and snapshots, `spark.sql.streaming.minBatchesToRetain`)."
+        )
+    if "floor" in med:
+        cpu_floor = size.median_cpu("floor")
+        over = ", ".join(f"{e} {size.median_cpu(e) - cpu_floor:.1f}" for e in spark)
+        flink = "".join(
+            f"; Flink's whole run ({e}): {size.median_cpu(e):.1f}" for e in ("flink", "flink-ckpt") if e in med
+        )
+        lines.append(
+            "Spark's floor (`floor`, not a join: the same micro-batches read, watermarked and shuffled by key "
+            f"into the sink, with no state; its output is its input): median {cpu_floor:.1f} CPU s. "
+            f"The join's own CPU s over the floor (medians): {over or 'n/a'}{flink}."
+        )
+    lines += checkpoint_line(size)
+    lines.append("")
+    return lines
+
+
+def report(args: argparse.Namespace, sizes: list[Size], command: str, software: str, flink_note: str) -> str:
+    lines = [
+        *report_head(command, software),
+        f"Input (shape `{args.shape}`): {args.rows:,} rows per input, one Parquet file per input per micro-batch "
+        f"(`Trigger.AvailableNow`, `noop` sink), {args.keys:,} keys, {1_000_000 // args.step_us:,} rows/s of event "
+        "time per input, rows out of order by up to 3 s, then one flush row per input in a file of its own (an hour "
+        "past the last window, a key of its own; counted in input and output rows); "
         f"`a {args.how.upper()} JOIN b` with a {args.window} s RANGE window on `b`, lateness {args.lateness} s; "
         f"Spark: `local[2]`, 2 shuffle partitions, {STORES[args.store][1]}.",
         "",
-        "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
-        "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
-        "warm-ups). Engines alternate run by run after one unreported warm-up of each.",
-        "",
-        *run_table(runs),
-    ]
-    joins = [r for r in runs if r.engine != "floor"]
-    same = len({r.output_rows for r in joins}) == 1
-    medians = ", ".join(f"{e} **{m:,.0f}**" for e, m in med.items())
-    ratios = []
-    for other in ("native", "flink"):
-        if other in med:
-            pairs = [x.rows_per_cpu_second / y.rows_per_cpu_second for x, y in zip(by["overjoin"], by[other])]
-            ratios.append(
-                f"overjoin / {other} **{med['overjoin'] / med[other]:.2f}x** (per run: "
-                + ", ".join(f"{p:.2f}" for p in pairs)
-                + ")"
-            )
-    lines += [
-        "",
-        f"Median input rows per CPU-second: {medians}. Ratios of the medians: " + "; ".join(ratios) + ".",
-        "",
-        (
-            f"Output rows equal in every run of a join ({joins[0].output_rows:,})."
-            if same
-            else "**Output rows differ between runs** (see the table): the comparison is not of equal work."
-        ),
+        f"{MEASURE} Engines alternate run by run after {args.warmups} unreported warm-up(s) of each, at each size; "
+        "medians of the runs. Flink has no micro-batches: it reads the same rows from one CSV file per input, so "
+        "its runs are the same job at every size, run again side by side at each.",
         "",
     ]
-    if "floor" in by:
-        cpu = {e: statistics.median(r.cpu_seconds for r in rs) for e, rs in by.items()}
-        over = ", ".join(f"{e} {cpu[e] - cpu['floor']:.1f}" for e in ("overjoin", "native") if e in cpu)
-        flink_total = f"; Flink's whole run: {cpu['flink']:.1f} CPU s" if "flink" in cpu else ""
-        lines += [
-            "Spark's floor (`floor`, not a join: the same micro-batches read, watermarked and shuffled by key "
-            "into the sink, with no state; its output is its input): median "
-            f"{cpu['floor']:.1f} CPU s. Every Spark micro-batch query over these inputs pays it. "
-            f"The join's own CPU s over the floor (medians): {over}{flink_total}.",
-            "",
-        ]
-    lines += [
-        "Flink: " + flink_note,
-        "",
+    for size in sizes:
+        lines += report_size(size, args)
+    summary = [
+        f"{s.seconds:g} s: "
+        + ", ".join(f"{e} **{s.ratio(e)[0]:.2f}x**" for e in ("flink", "flink-ckpt") if e in s.medians())
+        for s in sizes
+        if "overjoin" in s.medians() and "flink" in s.medians()
     ]
+    if summary:
+        lines += ["overjoin / Flink (medians of input rows per CPU-second), per size: " + "; ".join(summary) + ".", ""]
+    lines += ["Flink: " + flink_note, ""]
     return "\n".join(lines)
 
 
@@ -246,54 +342,69 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--rows", type=int, default=1_000_000, help="rows per input (default 1000000)")
-    p.add_argument("--files", type=int, default=100, help="files (= micro-batches) per input (default 100)")
-    p.add_argument("--keys", type=int, default=10_000, help="distinct join keys (default 10000)")
-    p.add_argument("--step-us", type=int, default=1000, help="event time between rows, us (default 1000: 1k rows/s)")
-    p.add_argument("--window", type=int, default=60, help="RANGE window on the right input, seconds (default 60)")
-    p.add_argument("--lateness", type=int, default=10, help="lateness, seconds (default 10)")
-    p.add_argument("--how", choices=("inner", "left"), default="left", help="join type (default left)")
     p.add_argument(
-        "--store",
-        choices=tuple(STORES),
-        default="hdfs",
-        help="Spark's state store for both Spark engines (default hdfs, Spark's default; rocksdb: with "
-        "changelog checkpointing)",
+        "--shape",
+        choices=tuple(SHAPES),
+        default="default",
+        help="the data set and join (default: 1M rows per input, 100 files, LEFT join; issue25: 2M rows per "
+        "input, INNER join, at 10 s and 50 s of event time per micro-batch); the options below override it",
     )
-    p.add_argument("--runs", type=int, default=3, help="runs of each engine, alternating (default 3)")
+    p.add_argument("--rows", type=int, help="rows per input (default 1000000)")
+    p.add_argument("--files", type=int, help="files (= micro-batches) per input, one size (default 100)")
     p.add_argument(
-        "--flink-python",
-        metavar="PATH",
-        default=None,
-        help="a Python with apache-flink 2.3 to run the flink engine (default: $OVERJOIN_FLINK_PYTHON, "
-        "else this Python if it has pyflink, else flink is not run)",
+        "--batch-seconds",
+        help="event time per micro-batch, seconds, comma-separated, one size each (issue25: 10,50); sets the files",
     )
-    p.add_argument("--no-write", action="store_true", help="print the report, leave RESULTS.md alone")
+    p.add_argument("--keys", type=int, help="distinct join keys (default 10000)")
+    p.add_argument("--step-us", type=int, help="event time between rows, us (default 1000: 1k rows/s)")
+    p.add_argument("--window", type=int, help="RANGE window on the right input, seconds (default 60)")
+    p.add_argument("--lateness", type=int, help="lateness, seconds (default 10)")
+    p.add_argument("--how", choices=("inner", "left"), help="join type (default left; issue25: inner)")
+    p.add_argument(
+        "--engines",
+        default=",".join(ENGINES),
+        help=f"engines to run (default {','.join(ENGINES)}; flink needs --flink-python; --flink-checkpoints "
+        "adds flink-ckpt)",
+    )
+    run_options(p)
+    flink_options(p)
     args = p.parse_args(argv)
-    command = "python bench/bench_operators.py" + "".join(
-        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
-    )
-
-    import overjoin
+    if args.files and args.batch_seconds:
+        p.error("give --files or --batch-seconds, not both")
+    shape = SHAPES[args.shape]
+    if not args.files and not args.batch_seconds:
+        args.files, args.batch_seconds = shape.get("files"), shape.get("batch_seconds")
+    for name, value in shape.items():
+        if name not in ("files", "batch_seconds") and getattr(args, name) is None:
+            setattr(args, name, value)
+    wanted = args.engines.split(",")
+    if unknown := set(wanted) - set(ENGINES):
+        p.error(f"unknown engines: {', '.join(sorted(unknown))} (known: {', '.join(ENGINES)})")
+    if args.flink_checkpoints and (args.warmups < 1 or not {"overjoin", "flink"} <= set(wanted)):
+        p.error("--flink-checkpoints needs --warmups >= 1 and the engines overjoin and flink (their warm-ups set the "
+                "checkpoint interval)")  # fmt: skip
+    sizes = sizes_of(args)
+    if any(args.rows % size.files for size in sizes):
+        p.error(f"--rows ({args.rows:,}) must be a multiple of the files per input at every size "
+                f"({', '.join(str(s.files) for s in sizes)}): every size must hold the same rows")  # fmt: skip
+    command = command_line("bench_operators.py", argv)
 
     spark = start_session()
-    versions = (
-        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
-        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
-    )
-    flink_python, flink_note = find_flink_python(args.flink_python)
-    flink_note = f"not run: {flink_note}." if flink_python is None else ""
-    folder = Path(tempfile.mkdtemp(prefix="bench-ops-data-"))
-    runs: list[Run] = []
+    software = versions(spark)
+    flink_python, why = (None, "not asked for") if "flink" not in wanted else find_flink_python(args.flink_python)
+    flink_note = f"not run: {why}."
+    root = Path(tempfile.mkdtemp(prefix="bench-ops-data-"))
     flink: FlinkEngine | None = None
     try:
-        log(f"generating input in {folder} ...")
         flush_us = T0_US + args.rows * args.step_us + (args.window + args.lateness + 3600) * 1_000_000
-        generate(spark, folder, args.rows, args.files, args.keys, args.step_us, 3000, flush_us)
-        engines = ["overjoin", "native", "floor"]
+        folders = {}
+        for size in sizes:
+            folders[size.seconds] = root / f"b{size.files}"
+            log(f"generating input for {size.seconds:g} s per micro-batch in {folders[size.seconds]} ...")
+            generate(spark, folders[size.seconds], args.rows, size.files, args.keys, args.step_us, 3000, flush_us)
         if flink_python:
             log(f"writing Flink's CSV input (checked against the Parquet files) and starting {flink_python} ...")
-            inputs = write_flink_inputs(spark, folder, SCHEMA)
+            inputs = write_flink_inputs(spark, folders[sizes[0].seconds], SCHEMA)
             flink = FlinkEngine(
                 flink_python,
                 FLINK_JOIN,
@@ -302,47 +413,37 @@ def main(argv: list[str] | None = None) -> int:
                     *("--window", str(args.window), "--lateness", str(args.lateness), "--how", args.how),
                 ],
             )
-            sampled = flink.check_sample(spark, folder, SCHEMA, 997)
-            log(f"  Flink {flink.version} reads the same {sampled:,} sampled rows as Spark")
-            versions += f", Flink {flink.version}"
-            engines.append("flink")
-        for engine in engines:
-            log(f"  warm-up {engine} (not reported) ...")
-            if engine == "flink" and flink:
-                run_flink(flink)
-            else:
-                run_once(spark, engine, folder, args, f"warm-up {engine}")
-        for i, engine in enumerate(engines * args.runs, 1):
-            label = f"run {i}/{len(engines) * args.runs} {engine}"
-            r = run_flink(flink) if engine == "flink" and flink else run_once(spark, engine, folder, args, label)
-            log(
-                f"  {label}: {r.input_rows:,} rows, {r.cpu_seconds:.1f} CPU s ({r.wall_seconds:.1f} s wall) = "
-                f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, peak state {fmt_n(r.peak_state_rows)}"
-            )
-            runs.append(r)
+            for size in sizes:  # the same rows at every size
+                sampled = flink.check_sample(spark, folders[size.seconds], SCHEMA, 997)
+                log(f"  Flink {flink.version} reads the same {sampled:,} sampled rows as Spark at {size.seconds:g} s")
+            software += f", Flink {flink.version}"
+        for size in sizes:
+            engines = [e for e in ENGINES if e in wanted and (e != "flink" or flink)]
+
+            def spark_run(engine: str, label: str, folder: Path = folders[size.seconds]) -> Run:
+                return run_once(spark, engine, folder, args, label)
+
+            run_size(size, engines, spark_run, flink, args.warmups, args.runs, args.flink_checkpoints)
         if flink:
-            flink_note = (
-                f"ran Flink {flink.version} (`bench/flink_join.py` under `{flink_python}`): streaming mode, a local "
-                "MiniCluster (1 task manager, 2 slots, parallelism 2) in pyflink's gateway JVM (-Xmx4g, as Spark's "
-                "driver), state backend `hashmap` (heap), checkpointing off (Flink's default; Spark commits its "
-                "state store every micro-batch), everything else default. It reads one CSV file per input (the "
-                "same rows; the wheel ships no Parquet format) with the `filesystem` connector, watermarks "
-                f"`rt - INTERVAL '{args.lateness}' SECOND`, and writes to a sink that counts rows "
-                "(bench/flink/CountingSinkFactory.java). `rowtime` is TIMESTAMP(6); the interval join's time "
-                "attribute `rt` is it cast to TIMESTAMP(3) (Flink's limit), and the exact microsecond bounds are "
-                "the join's remaining condition. CPU: its JVM's utime + stime from just before the INSERT is "
-                "submitted to the job's end (planning, submission and scheduling included; JVM and MiniCluster "
-                "start-up not). Peak state rows: n/a, the hashmap state backend exposes no count of its rows."
+            flink_note = engine_note(
+                flink.version,
+                FLINK_JOIN,
+                str(flink_python),
+                "It reads one CSV file per input (the same rows; the wheel ships no Parquet format) with the "
+                f"`filesystem` connector, watermarks `rt - INTERVAL '{args.lateness}' SECOND`. `rowtime` is "
+                "TIMESTAMP(6); the interval join's time attribute `rt` is it cast to TIMESTAMP(3) (Flink's limit), "
+                "and the exact microsecond bounds are the join's remaining condition.",
+                args.flink_checkpoints,
             )
     finally:
         if flink:
             flink.close()
-        shutil.rmtree(folder, ignore_errors=True)
-    text = report(args, runs, command, versions, flink_note)
+        shutil.rmtree(root, ignore_errors=True)
+    text = report(args, sizes, command, software, flink_note)
     print(text)
     if not args.no_write:
-        replace_section(SECTION, text)
-        log(f"wrote the '{SECTION}' section of bench/RESULTS.md")
+        replace_section(SECTIONS[args.shape], text)
+        log(f"wrote the '{SECTIONS[args.shape]}' section of bench/RESULTS.md")
     return 0
 
 

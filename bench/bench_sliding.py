@@ -17,6 +17,7 @@ The same sliding window (docs/semantics.md §12), on the same rows, through each
             BY rt RANGE BETWEEN INTERVAL '<W>' SECOND PRECEDING AND CURRENT ROW)``, streaming mode,
             a local MiniCluster with parallelism 2, hashmap state, checkpointing off; with
             --flink-checkpoints also ``flink-ckpt``: checkpoints about as many as Spark's commits
+            (exactly-once, to local files; bench/_flink.py)
 
 Spark has no native engine here: it refuses a window function over a stream (its streaming
 ``OVER`` is unsupported), which is why overjoin has an operator for it.
@@ -47,7 +48,8 @@ values.
 The measure, as bench/bench_operators.py's: **input rows per CPU-second** of the engine's JVM
 (utime + stime from /proc), engines alternating run by run after one unreported warm-up of each (``--warmups``),
 medians of the runs; peak state rows of overjoin from the query's progress (``numRowsTotal``: input
-rows held, not keys); Flink's hashmap state exposes no count.
+rows held, not keys) and its state on disk (bytes of the checkpoint's ``state`` folder at the end);
+Flink's hashmap state exposes no count.
 
 Flink needs its own venv (see bench/bench_operators.py):
 
@@ -63,11 +65,7 @@ Writes the section ``## Sliding windows`` of bench/RESULTS.md.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import platform
-import shlex
 import shutil
-import statistics
 import struct
 import sys
 import tempfile
@@ -76,10 +74,33 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _flink import FLINK_OVER, FLUSH_KEY, FlinkEngine, find_flink_python, write_flink_inputs
+from _flink import (
+    FLINK_OVER,
+    FLUSH_KEY,
+    FlinkEngine,
+    checkpoint_line,
+    engine_note,
+    find_flink_python,
+    flink_options,
+    run_size,
+    write_flink_inputs,
+)
 from _results import replace_section
-from _spark_bench import STORES, Run, fmt_n, log, run_table, run_to_end, start_session
-from bench_join import machine
+from _spark_bench import (
+    MEASURE,
+    STORES,
+    Run,
+    Size,
+    batch_files,
+    command_line,
+    log,
+    report_head,
+    run_options,
+    run_table,
+    run_to_end,
+    start_session,
+    versions,
+)
 from bench_operators import T0_US, generate
 
 SECTION = "Sliding windows"
@@ -140,21 +161,6 @@ def configure(spark: Any, args: argparse.Namespace, engine: str = "overjoin") ->
 def run_spark(spark: Any, engine: str, folder: Path, args: argparse.Namespace, label: str) -> Run:
     configure(spark, args, engine)
     return run_to_end(spark, QUERIES[engine](spark, folder, args), engine, label)
-
-
-def run_flink(flink: FlinkEngine, engine: str = "flink") -> Run:
-    """One run of bench/flink_over.py; its CPU seconds are its gateway JVM's over the job."""
-    o = flink.run("over")
-    return Run(
-        engine=engine,
-        input_rows=o["input_rows"],
-        cpu_seconds=o["cpu_seconds"],
-        wall_seconds=o["wall_seconds"],
-        batches=None,
-        output_rows=o["output_rows"],
-        peak_state_rows=None,
-        checkpoints=o["checkpoints"],
-    )
 
 
 # -- the check of the values ----------------------------------------------------------------------
@@ -224,32 +230,14 @@ def replay_checksum(spark: Any, folder: Path, args: argparse.Namespace) -> tuple
 
 
 @dataclass
-class Size:
-    """The runs at one size of micro-batch."""
+class SlidingSize(Size):
+    """The runs at one size of micro-batch, and the check of the values at it."""
 
-    seconds: int
-    files: int
-    runs: list[Run] = field(default_factory=list)
     checks: dict[str, tuple[int, int]] = field(default_factory=dict)  # engine -> (rows, checksum)
     check_late_rows: int = 0
-    checkpoint_ms: int | None = None
-
-    def medians(self) -> dict[str, float]:
-        engines = list(dict.fromkeys(r.engine for r in self.runs))
-        return {e: statistics.median(r.rows_per_cpu_second for r in self.runs if r.engine == e) for e in engines}
-
-    def median_cpu(self, engine: str) -> float:
-        return statistics.median(r.cpu_seconds for r in self.runs if r.engine == engine)
-
-    def ratio(self, other: str = "flink") -> tuple[float, list[float]]:
-        med = self.medians()
-        ours = [r for r in self.runs if r.engine == "overjoin"]
-        theirs = [r for r in self.runs if r.engine == other]
-        pairs = [x.rows_per_cpu_second / y.rows_per_cpu_second for x, y in zip(ours, theirs)]
-        return med["overjoin"] / med[other], pairs
 
 
-def report_size(size: Size, args: argparse.Namespace, target: float) -> list[str]:
+def report_size(size: SlidingSize, args: argparse.Namespace, target: float) -> list[str]:
     med = size.medians()
     lines = [
         f"### {size.seconds} s of event time per micro-batch ({size.files} files, "
@@ -296,12 +284,7 @@ def report_size(size: Size, args: argparse.Namespace, target: float) -> list[str
             f"Spark's floor: {cpu_floor:.1f} CPU s (median); the sliding window's own CPU s over it: "
             f"{cpu_ours - cpu_floor:.1f} (overjoin's whole run {cpu_ours:.1f}){before}{flink_cpu}."
         )
-    if size.checkpoint_ms is not None:
-        ck = [r.checkpoints for r in size.runs if r.engine == "flink-ckpt"]
-        lines.append(
-            f"`flink-ckpt`: checkpoints every {size.checkpoint_ms} ms (Flink's warm-up wall time over overjoin's "
-            f"micro-batches), completed checkpoints per run: {', '.join(str(c) for c in ck)}."
-        )
+    lines += checkpoint_line(size)
     if size.checks:
         sums = size.checks
         same = len(set(sums.values())) == 1
@@ -316,14 +299,10 @@ def report_size(size: Size, args: argparse.Namespace, target: float) -> list[str
 
 
 def report(
-    args: argparse.Namespace, sizes: list[Size], command: str, versions: str, flink_note: str, checked: bool
+    args: argparse.Namespace, sizes: list[SlidingSize], command: str, software: str, flink_note: str, checked: bool
 ) -> str:
     lines = [
-        f"Command: `{command}`  ",
-        f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC  ",
-        f"Machine: {machine()}  ",
-        f"Software: {versions}",
-        "",
+        *report_head(command, software),
         f"Query: `SELECT STREAM ROWTIME, id, k, COUNT(*) OVER w, SUM(v) OVER w, MIN(v) OVER w, MAX(v) OVER w, "
         f"AVG(v) OVER w FROM src WINDOW w AS (PARTITION BY k RANGE INTERVAL '{args.window}' SECOND PRECEDING)`; "
         f"Flink: the same aggregates `OVER (PARTITION BY k ORDER BY rt RANGE BETWEEN INTERVAL '{args.window}' "
@@ -337,9 +316,7 @@ def report(
         f"micro-batch (`Trigger.AvailableNow`, `noop` sink); lateness {args.lateness} s; Spark: `local[2]`, "
         f"2 shuffle partitions, {STORES[args.store][1]}.",
         "",
-        "Measure: input rows per CPU-second of the engine's JVM (utime + stime from /proc, from the query's "
-        "start to its end; Spark's session and Flink's JVM and MiniCluster are started once, before the "
-        f"warm-ups). Engines alternate run by run after {args.warmups} unreported warm-up(s) of each; medians of "
+        f"{MEASURE} Engines alternate run by run after {args.warmups} unreported warm-up(s) of each; medians of "
         "the runs.",
         "",
     ]
@@ -375,25 +352,8 @@ def main(argv: list[str] | None = None) -> int:
         default="10,50",
         help="event time per micro-batch, seconds, comma-separated (default 10,50); sets the files per run",
     )
-    p.add_argument(
-        "--store",
-        choices=tuple(STORES),
-        default="hdfs",
-        help="Spark's state store (default hdfs, Spark's default; rocksdb: with changelog checkpointing)",
-    )
-    p.add_argument("--runs", type=int, default=3, help="runs of each engine per size, alternating (default 3)")
-    p.add_argument(
-        "--flink-python",
-        metavar="PATH",
-        default=None,
-        help="a Python with apache-flink 2.3 to run the flink engine (default: $OVERJOIN_FLINK_PYTHON, "
-        "else this Python if it has pyflink, else flink is not run)",
-    )
-    p.add_argument(
-        "--flink-checkpoints",
-        action="store_true",
-        help="also run Flink with checkpointing, about as many checkpoints as overjoin's micro-batches",
-    )
+    run_options(p, " per size")
+    flink_options(p)
     p.add_argument(
         "--engines",
         default="overjoin,floor,flink",
@@ -401,32 +361,16 @@ def main(argv: list[str] | None = None) -> int:
         "each emitted row's frame in order, spark.overjoin.sliding.evaluation = due; overjoin-spark: overjoin's "
         "operator with Spark's window evaluation over every held row, spark.overjoin.sliding.evaluation = spark)",
     )
-    p.add_argument(
-        "--warmups",
-        type=int,
-        default=1,
-        help="unreported runs of each engine before the measured ones, per size (default 1; both JVMs keep "
-        "getting faster over the first few runs)",
-    )
     p.add_argument("--no-check", action="store_true", help="skip the check of the values (not timed anyway)")
-    p.add_argument("--no-write", action="store_true", help="print the report, leave RESULTS.md alone")
     args = p.parse_args(argv)
-    command = "python bench/bench_sliding.py" + "".join(
-        " " + shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
-    )
-    sizes = []
-    for s in (int(x) for x in args.batch_seconds.split(",")):
-        files = max(1, args.rows * args.step_us // (s * 1_000_000))
-        sizes.append(Size(seconds=s, files=files))
+    if args.flink_checkpoints and args.warmups < 1:
+        p.error("--flink-checkpoints needs --warmups >= 1 (the warm-ups set the checkpoint interval)")
+    command = command_line("bench_sliding.py", argv)
+    sizes = [SlidingSize(s, files) for s, files in batch_files(args.batch_seconds, args.rows, args.step_us)]
     wanted = args.engines.split(",")
 
-    import overjoin
-
     spark = start_session()
-    versions = (
-        f"Spark {spark.version}, Java {spark._jvm.System.getProperty('java.version')}, "
-        f"Python {platform.python_version()}, overjoin {overjoin.__version__}"
-    )
+    software = versions(spark)
     flink_python, why = (None, "not asked for") if "flink" not in wanted else find_flink_python(args.flink_python)
     flink_note = f"not run: {why}." if flink_python is None else ""
     root = Path(tempfile.mkdtemp(prefix="bench-sliding-data-"))
@@ -454,12 +398,12 @@ def main(argv: list[str] | None = None) -> int:
             log(f"writing Flink's CSV input (checked against the Parquet files) and starting {flink_python} ...")
             inputs = write_flink_inputs(spark, folders[sizes[0].seconds], SCHEMA, ("src",))
             flink_args = ["--input", str(inputs["src"]), "--window", str(args.window), "--lateness", str(args.lateness)]
-            flinks["flink"] = FlinkEngine(flink_python, FLINK_OVER, flink_args)
+            flinks["flink"] = FlinkEngine(flink_python, FLINK_OVER, flink_args, insert="over")
             sampled = flinks["flink"].check_sample(
                 spark, folders[sizes[0].seconds], SCHEMA, 997, ("src",), between=("v",)
             )
             log(f"  Flink {flinks['flink'].version} reads the same {sampled:,} sampled rows as Spark")
-            versions += f", Flink {flinks['flink'].version}"
+            software += f", Flink {flinks['flink'].version}"
         if not args.no_check:
             log("checking the values (not timed) ...")
             reference = replay_checksum(spark, folders[sizes[0].seconds], args)
@@ -476,60 +420,26 @@ def main(argv: list[str] | None = None) -> int:
             engines = [e for e in ("overjoin", "overjoin-due", "overjoin-spark", "floor") if e in wanted]
             if "flink" in flinks:
                 engines.append("flink")
-            folder = folders[size.seconds]
 
-            def one(engine: str, label: str, size: Size = size, folder: Path = folder) -> Run:
-                if engine in flinks:
-                    return run_flink(flinks[engine], engine)
+            def spark_run(engine: str, label: str, folder: Path = folders[size.seconds]) -> Run:
                 return run_spark(spark, engine, folder, args, label)
 
-            warm: dict[str, Run] = {}
-            for w in range(args.warmups):
-                for engine in engines:
-                    log(f"  {size.seconds} s: warm-up {w + 1}/{args.warmups} {engine} (not reported) ...")
-                    warm[engine] = one(engine, f"warm-up {engine}")
-            if args.flink_checkpoints and flink_python and "flink" in warm and "overjoin" in warm:
-                batches = warm["overjoin"].batches or 1
-                size.checkpoint_ms = max(10, int(warm["flink"].wall_seconds * 1000 / batches))
-                name = f"flink-ckpt-{size.seconds}"
-                flinks[name] = FlinkEngine(
-                    flink_python, FLINK_OVER, [*flink_args, "--checkpoint-ms", str(size.checkpoint_ms)]
-                )
-                run_flink(flinks[name], "flink-ckpt")  # its warm-up
-                flinks["flink-ckpt"] = flinks[name]
-                engines.append("flink-ckpt")
-            for i, engine in enumerate(engines * args.runs, 1):
-                label = f"{size.seconds} s: run {i}/{len(engines) * args.runs} {engine}"
-                r = one(engine, label)
-                log(
-                    f"  {label}: {r.input_rows:,} rows, {r.cpu_seconds:.1f} CPU s ({r.wall_seconds:.1f} s wall) = "
-                    f"{r.rows_per_cpu_second:,.0f} rows/CPU s, {r.output_rows:,} out, "
-                    f"peak state {fmt_n(r.peak_state_rows)}"
-                )
-                size.runs.append(r)
-            if "flink-ckpt" in flinks:
-                flinks.pop("flink-ckpt")
-                flinks.pop(f"flink-ckpt-{size.seconds}").close()
+            run_size(size, engines, spark_run, flinks.get("flink"), args.warmups, args.runs, args.flink_checkpoints)
         if flink_python and "flink" in flinks:
-            version = flinks["flink"].version
-            flink_note = (
-                f"ran Flink {version} (`bench/flink_over.py` under `{flink_python}`): streaming mode, a local "
-                "MiniCluster (1 task manager, 2 slots, parallelism 2) in pyflink's gateway JVM (-Xmx4g, as Spark's "
-                "driver), state backend `hashmap` (heap), checkpointing off (Flink's default; Spark commits its "
-                "state store every micro-batch), everything else default. It reads one CSV file (the same rows; "
-                "the wheel ships no Parquet format) with the `filesystem` connector, watermark "
-                f"`rt - INTERVAL '{args.lateness}' SECOND` where `rt` is `rowtime` as TIMESTAMP(3) (the rowtimes "
-                "are whole milliseconds), and writes to a sink that counts rows "
-                "(bench/flink/CountingSinkFactory.java). "
-                "CPU: its JVM's utime + stime from just before the INSERT is submitted to the job's end (planning, "
-                "submission and scheduling included; JVM and MiniCluster start-up not). Peak state rows: n/a, the "
-                "hashmap state backend exposes no count of its rows."
+            flink_note = engine_note(
+                flinks["flink"].version,
+                FLINK_OVER,
+                flink_python,
+                "It reads one CSV file (the same rows; the wheel ships no Parquet format) with the `filesystem` "
+                f"connector, watermark `rt - INTERVAL '{args.lateness}' SECOND` where `rt` is `rowtime` as "
+                "TIMESTAMP(3) (the rowtimes are whole milliseconds).",
+                args.flink_checkpoints,
             )
     finally:
         for process in flinks.values():
             process.close()
         shutil.rmtree(root, ignore_errors=True)
-    text = report(args, sizes, command, versions, flink_note, not args.no_check)
+    text = report(args, sizes, command, software, flink_note, not args.no_check)
     print(text)
     if not args.no_write:
         replace_section(SECTION, text)

@@ -14,7 +14,8 @@ later file read first would make the rows of the earlier ones late.
 What runs: Flink in streaming mode on a local MiniCluster (1 task manager, 2 slots, parallelism 2)
 that lives in pyflink's gateway JVM for the whole process, so that a run pays for planning,
 submission and execution but not for JVM or cluster start-up (as Spark's session is reused);
-state backend ``hashmap`` (heap), checkpointing off (Flink's default). The query::
+state backend ``hashmap`` (heap), checkpointing off (Flink's default) unless ``--checkpoint-ms``
+(exactly-once, to local files). The query::
 
   INSERT INTO out SELECT <ROWTIME>, a.id AS a_id, b.id AS b_id
   FROM l AS a [LEFT] JOIN r AS b ON a.k = b.k
@@ -44,7 +45,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _flink_cluster import FlinkCluster, log, serve
+from _flink_cluster import FlinkCluster, cluster_options, log, serve
 
 
 def join_insert(args: argparse.Namespace) -> str:
@@ -71,20 +72,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--window", type=int, default=60, help="RANGE window on the right input, seconds (default 60)")
     p.add_argument("--lateness", type=int, default=10, help="watermark delay, seconds (default 10)")
     p.add_argument("--how", choices=("inner", "left"), default="left", help="join type (default left)")
-    p.add_argument("--runs", type=int, default=1, help="runs, one JSON line each (default 1; not with --serve)")
-    p.add_argument(
-        "--heap", default="4g", help="gateway JVM -Xmx unless JVM_ARGS is set (default 4g, as Spark's driver)"
-    )
     p.add_argument(
         "--scan-only",
         action="store_true",
         help="run no join: read both inputs into the sink (the share of the CSV scan in a run)",
     )
-    p.add_argument("--explain", action="store_true", help="print Flink's plan of the join to stderr first")
-    p.add_argument("--serve", action="store_true", help="read commands (run, sample N) on stdin")
+    cluster_options(p)
     args = p.parse_args(argv)
 
-    cluster = FlinkCluster(args.heap)
+    cluster = FlinkCluster.from_args(args)
     for name, path in (("l", args.left), ("r", args.right)):
         cluster.t_env.execute_sql(
             f"CREATE TABLE {name} (id BIGINT, k INT, rowtime TIMESTAMP(6), rt AS CAST(rowtime AS TIMESTAMP(3)), "

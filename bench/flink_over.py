@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _flink_cluster import FlinkCluster, log, serve
+from _flink_cluster import FlinkCluster, cluster_options, log, serve
 
 FLUSH_KEY = -1  # bench/_flink.py's
 OUT_COLUMNS = "rowtime TIMESTAMP(6), id BIGINT, k INT, c BIGINT, s BIGINT, mn INT, mx INT, a DOUBLE"
@@ -55,18 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--input", required=True, help="folder with the input's CSV file")
     p.add_argument("--window", type=int, default=60, help="RANGE ... PRECEDING, seconds (default 60)")
     p.add_argument("--lateness", type=int, default=10, help="watermark delay, seconds (default 10)")
-    p.add_argument("--runs", type=int, default=1, help="runs, one JSON line each (default 1; not with --serve)")
-    p.add_argument(
-        "--heap", default="4g", help="gateway JVM -Xmx unless JVM_ARGS is set (default 4g, as Spark's driver)"
-    )
-    p.add_argument(
-        "--checkpoint-ms", type=int, default=0, help="checkpoint interval, ms (default 0: checkpointing off)"
-    )
-    p.add_argument("--explain", action="store_true", help="print Flink's plan of the query to stderr first")
-    p.add_argument("--serve", action="store_true", help="read commands (run [over|check], sample N) on stdin")
+    cluster_options(p)
     args = p.parse_args(argv)
 
-    cluster = FlinkCluster(args.heap, args.checkpoint_ms)
+    cluster = FlinkCluster.from_args(args)
     t_env = cluster.t_env
     t_env.execute_sql(
         "CREATE TABLE src (id BIGINT, k INT, v INT, rowtime TIMESTAMP(6), rt AS CAST(rowtime AS TIMESTAMP(3)), "
