@@ -140,7 +140,10 @@ def beeline_rows(stdout: str) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
-def wait_until(check, timeout: float = 120.0, every: float = 1.0, what: str = "condition"):  # type: ignore[no-untyped-def]
+def wait_until(check, timeout: float = 120.0, every: float = 0.2, what: str = "condition"):  # type: ignore[no-untyped-def]
+    """Calls ``check`` every ``every`` seconds until it returns something true (returned), failing
+    after ``timeout``. Most checks are a query to the server (a fraction of a second of its CPU):
+    polling every 0.2 s rather than every second saves about 0.4 s per wait, a few of them per test."""
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
