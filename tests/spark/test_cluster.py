@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from tests.generators import describe, random_case
+from tests.jvm import SHORT_LIVED_JVM_OPTIONS, short_lived_env
 from tests.reference_model import multiset
 from tests.spark.restart_child import case_for
 from tests.spark.test_restart import REPO, _cases, _expected, _wait_for_a_batch_in_progress, child_spec
@@ -54,7 +55,9 @@ class Cluster:
         self.work = work
         self.port = _free_port()
         self.url = f"spark://127.0.0.1:{self.port}"
-        self.env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=str(Path(_spark_class()).parents[1]))
+        self.env = short_lived_env(
+            dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=str(Path(_spark_class()).parents[1]))
+        )
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.master_log = work / "master.log"
         self._start(
@@ -169,6 +172,7 @@ def _cluster_conf(cluster: Cluster) -> dict[str, str]:
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.executor.memory": "512m",
+        "spark.executor.extraJavaOptions": SHORT_LIVED_JVM_OPTIONS,
         "spark.executor.cores": "1",
         "spark.cores.max": "2",
         "spark.sql.shuffle.partitions": "2",
@@ -219,7 +223,7 @@ def _drive(cluster: Cluster, work: Path, spec: dict[str, Any], kills: dict[int, 
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,
-            env=dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"),
+            env=short_lived_env(dict(os.environ, SPARK_LOCAL_IP="127.0.0.1")),
         )
     lines = []
     killed: list[str] = []
