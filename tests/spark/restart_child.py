@@ -90,10 +90,9 @@ def _run(spark: Any, spec: dict[str, Any]) -> None:
         case, batches = case_for(spec["kind"], spec["seed"])
         sql, schemas = case.sql_reading(spec["views"]), dict.fromkeys(spec["views"], spec["schema"])
         folder_of = {view: spec["folders"][case.views.index(view)] for view in case.views}
-    if spec.get("kind") == "ordered":
+    ordered = spec.get("kind") == "ordered"
+    if ordered:
         spark.conf.set("spark.overjoin.emit", "ordered")
-    else:
-        spark.conf.unset("spark.overjoin.emit")
     for view, folder in zip(spec["views"], spec["folders"]):
         spark.readStream.schema(schemas[view]).json(folder).createOrReplaceTempView(view)
     query = (
@@ -111,6 +110,8 @@ def _run(spark: Any, spec: dict[str, Any]) -> None:
         query.processAllAvailable()
         print(f"DONE {i}", flush=True)
     query.stop()
+    if ordered:  # not for the session's next run
+        spark.conf.unset("spark.overjoin.emit")
 
 
 if __name__ == "__main__":
