@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.jvm import short_lived_env
 from tests.server.serverproc import free_port
 
 pytestmark = pytest.mark.server
@@ -17,7 +18,10 @@ RUN = Path(__file__).resolve().parents[2] / "examples" / "kda-orders" / "run.sh"
 
 
 def test_kda_orders_example() -> None:
-    env = {**os.environ, "PYTHON": sys.executable, "THRIFT_PORT": str(free_port()), "CONNECT_PORT": str(free_port())}
+    # The script's server and beeline JVMs get the tests' short-lived JVM options (tests/jvm.py).
+    env = short_lived_env(
+        {**os.environ, "PYTHON": sys.executable, "THRIFT_PORT": str(free_port()), "CONNECT_PORT": str(free_port())}
+    )
     done = subprocess.run(["bash", str(RUN)], capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = done.stdout

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.jvm import SHORT_LIVED_JVM_OPTIONS
 from tests.server.kinesis import CREDENTIALS, REGION, Moto
 from tests.server.serverproc import Server
 from tests.server.serverproc import wait_until as _wait_until
@@ -39,7 +40,16 @@ def test_kinesis_pump_on_a_standalone_cluster(tmp_path: Path, monkeypatch: pytes
     moto = Moto(tmp_path / "moto.log").start()
     server = Server(
         tmp_path / "state",
-        extra=["--master", cluster.url, "--conf", "spark.executor.memory=512m", "--conf", "spark.executor.cores=1"],
+        extra=[
+            "--master",
+            cluster.url,
+            "--conf",
+            "spark.executor.memory=512m",
+            "--conf",
+            "spark.executor.cores=1",
+            "--conf",
+            f"spark.executor.extraJavaOptions={SHORT_LIVED_JVM_OPTIONS}",
+        ],
         env={**os.environ, **CREDENTIALS},
     )
     try:

@@ -86,7 +86,6 @@ def test_kill_9_and_restart_lose_and_duplicate_nothing(server: Server) -> None:
     wait_until(
         lambda: len(ids("s3")) >= len(want2) and caught_up(server, 4),
         timeout=300,
-        every=1,
         what="every pump to catch up",
     )
     assert ids("s1") == want

@@ -10,6 +10,10 @@ case's micro-batches one by one. It prints ``JVMPID <pid>`` once the session is 
 after writing batch ``i``'s files and ``DONE <i>`` once the query has processed them; the test kills
 its JVM with SIGKILL at some point and finishes the stream itself from the same checkpoint
 (tests/spark/test_restart.py).
+
+A spec with ``runs`` (a list of such specs, without their own ``conf``) runs them one after the
+other in one session (one driver, and on a cluster one set of executors): ``RUN <k>`` before run
+``k``'s lines, ``FINISHED`` after the last (tests/spark/test_cluster.py).
 """
 
 from __future__ import annotations
@@ -66,6 +70,19 @@ def write_batch(folder: str, index: int, rows: list[dict[str, Any]]) -> None:
 def main(spec_path: str) -> None:
     with open(spec_path) as f:
         spec = json.load(f)
+    runs = spec.get("runs", [spec])
+    spark = overjoin.session(**spec["conf"])
+    spark.sparkContext.setLogLevel("ERROR")
+    print(f"JVMPID {spark._jvm.java.lang.ProcessHandle.current().pid()}", flush=True)
+    for k, run in enumerate(runs):
+        if "runs" in spec:
+            print(f"RUN {k}", flush=True)
+        _run(spark, run)
+    print("FINISHED", flush=True)
+
+
+def _run(spark: Any, spec: dict[str, Any]) -> None:
+    """One stream of a spec: its views, its query into its Parquet sink, its batches fed one by one."""
     if "sql" in spec:
         sql, batches, schemas = spec["sql"], spec["batches"], spec["schemas"]
         folder_of = dict(zip(spec["views"], spec["folders"]))
@@ -73,12 +90,9 @@ def main(spec_path: str) -> None:
         case, batches = case_for(spec["kind"], spec["seed"])
         sql, schemas = case.sql_reading(spec["views"]), dict.fromkeys(spec["views"], spec["schema"])
         folder_of = {view: spec["folders"][case.views.index(view)] for view in case.views}
-    conf = dict(spec["conf"])
-    if spec.get("kind") == "ordered":
-        conf["spark.overjoin.emit"] = "ordered"
-    spark = overjoin.session(**conf)
-    spark.sparkContext.setLogLevel("ERROR")
-    print(f"JVMPID {spark._jvm.java.lang.ProcessHandle.current().pid()}", flush=True)
+    ordered = spec.get("kind") == "ordered"
+    if ordered:
+        spark.conf.set("spark.overjoin.emit", "ordered")
     for view, folder in zip(spec["views"], spec["folders"]):
         spark.readStream.schema(schemas[view]).json(folder).createOrReplaceTempView(view)
     query = (
@@ -96,7 +110,8 @@ def main(spec_path: str) -> None:
         query.processAllAvailable()
         print(f"DONE {i}", flush=True)
     query.stop()
-    print("FINISHED", flush=True)
+    if ordered:  # not for the session's next run
+        spark.conf.unset("spark.overjoin.emit")
 
 
 if __name__ == "__main__":

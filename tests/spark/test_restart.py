@@ -36,6 +36,7 @@ from typing import Any
 import pytest
 
 from tests.generators import SCHEMA, Case, describe, random_case
+from tests.jvm import short_lived_env
 from tests.reference_model import multiset
 from tests.seeds import count
 from tests.spark.restart_child import case_for, write_batch
@@ -211,6 +212,7 @@ def _run_child_and_kill_it(work: Path, spec: dict[str, Any], kill_after: int) ->
         stdout=subprocess.PIPE,
         stderr=errors,
         text=True,
+        env=short_lived_env(),  # its JVM lives seconds (tests/jvm.py)
     )
     lines: queue.Queue[str | None] = queue.Queue()
 
