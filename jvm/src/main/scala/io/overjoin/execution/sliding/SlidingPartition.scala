@@ -46,18 +46,15 @@ final class SlidingCounters {
  *  1. the batch's rows, by partition key; a row at or below the late-rows watermark is dropped and
  *     counted (§8: strictly older than overjoin's watermark, which is Spark's + 1 ms);
  *  2. the keys to visit: those with new rows, and those whose `pending` (earliest rowtime not
- *     emitted) the eviction watermark has reached, from the headers kept in memory
- *     ([[SlidingIndex]]; rebuilt from the store when they do not match its version);
- *  3. per key, its held rows (kept in memory with an HDFS-backed store, else read from its time
- *     buckets, [[SlidingBuckets]]) and new rows in (rowtime, arrival) order; the rows not emitted whose
+ *     emitted) the eviction watermark has reached (a scan of the store's values, no blob decoded);
+ *  3. per key, its held rows and new rows in (rowtime, arrival) order; the rows not emitted whose
  *     rowtime the watermark has reached are due: every row of their window, peers included, has
  *     arrived. Their values are computed by Spark's own window evaluation
  *     (`WindowEvaluatorFactory`, what `WindowExec` runs) over the key's rows, so they are Spark's;
  *     when every window expression is an aggregate over a frame with constant bounds, only the due
  *     rows' frames are aggregated, by the functions' own expressions ([[DueRowAggregates]]);
  *  4. the key keeps the rows a later row can still need: those not emitted, those within
- *     `keepMicros` of the watermark (RANGE), the last `keepRows` emitted (ROWS, LAG); the buckets
- *     that gained or lost rows and the key's header are written.
+ *     `keepMicros` of the watermark (RANGE), the last `keepRows` emitted (ROWS, LAG).
  */
 final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: Long, evictUs: Long, batchId: Long,
     counters: SlidingCounters, indexId: String = "") {
