@@ -58,19 +58,9 @@ final class DueRowAggregates private (groups: Array[DueRowAggregates.FrameGroup]
    * `due` marks, in the rows' order, appended to `out`. `rows` are the key's rows in (rowtime,
    * arrival) order.
    */
-  def evalDue(rows: scala.collection.IndexedSeq[HeldRow], due: Array[Boolean], out: ArrayBuffer[UnsafeRow]): Unit =
-    evalDue(rows, due, out, null, 0)
-
-  /**
-   * [[evalDue]], the incremental frames' queues continuing from `saved` (what [[saveKey]] returned
-   * for the key after its last batch; null: none) when they are still valid: every row of a saved
-   * queue is at a position below `firstNew`, the position of the key's first new row, so no new row
-   * was put among them.
-   */
-  def evalDue(rows: scala.collection.IndexedSeq[HeldRow], due: Array[Boolean], out: ArrayBuffer[UnsafeRow],
-      saved: Array[DueRowAggregates.QueueState], firstNew: Int): Unit = {
+  def evalDue(rows: scala.collection.IndexedSeq[HeldRow], due: Array[Boolean], out: ArrayBuffer[UnsafeRow]): Unit = {
     var g = 0
-    while (g < groups.length) { groups(g).startKey(rows, if (saved == null) null else saved(g), firstNew); g += 1 }
+    while (g < groups.length) { groups(g).startKey(rows); g += 1 }
     var i = 0
     while (i < rows.size) {
       if (due(i)) {
@@ -81,28 +71,9 @@ final class DueRowAggregates private (groups: Array[DueRowAggregates.FrameGroup]
       i += 1
     }
   }
-
-  /**
-   * The queues of the key just evaluated, for its next batch, once its first `dropped` rows have
-   * been evicted (null: none to keep). The groups hand their queue's buffers over and take new ones.
-   */
-  def saveKey(dropped: Int): Array[DueRowAggregates.QueueState] = {
-    val states = groups.map(_.save(dropped))
-    if (states.forall(_ == null)) null else states
-  }
 }
 
 object DueRowAggregates {
-
-  /**
-   * One incremental frame's queue of a key, kept in memory between micro-batches with the key's
-   * rows (positions are in the key's kept rows): the frame of the last due row, the front's suffix
-   * buffers and the back's buffer. A key's next due rows come after its last ones, so their frames
-   * continue the queue instead of building the front of their first frame again from its ~window
-   * of rows.
-   */
-  final class QueueState(val from: Int, val to: Int, val frontStart: Int, val frontEnd: Int, val backEnd: Int,
-      val suffixes: ArrayBuffer[SpecificInternalRow], val back: SpecificInternalRow)
 
   /** Rows of a key past which the integer sums of an incremental frame could leave 2^53. */
   private val MaxIncrementalRows = 1 << 22
@@ -162,47 +133,21 @@ object DueRowAggregates {
     private var byQueue = false
     // The queue (incremental): front rows [frontStart, frontEnd) as suffix buffers, back rows
     // [frontEnd, backEnd) in one running buffer.
-    private var suffixes = ArrayBuffer.empty[SpecificInternalRow]
-    private var back = new SpecificInternalRow(bufferTypes)
-    private var queueUsed = false
+    private val suffixes = ArrayBuffer.empty[SpecificInternalRow]
+    private val back = new SpecificInternalRow(bufferTypes)
     private var frontStart = 0
     private var frontEnd = 0
     private var backEnd = 0
 
-    def startKey(keyRows: scala.collection.IndexedSeq[HeldRow], saved: QueueState, firstNew: Int): Unit = {
+    def startKey(keyRows: scala.collection.IndexedSeq[HeldRow]): Unit = {
       rows = keyRows
-      byQueue = incremental && keyRows.size < MaxIncrementalRows
-      queueUsed = false
-      if (byQueue && saved != null && saved.backEnd <= firstNew && saved.backEnd <= keyRows.size) {
-        from = saved.from
-        to = saved.to
-        frontStart = saved.frontStart
-        frontEnd = saved.frontEnd
-        backEnd = saved.backEnd
-        suffixes = saved.suffixes
-        back = saved.back
-        return
-      }
       from = 0
       to = -1
+      byQueue = incremental && keyRows.size < MaxIncrementalRows
       frontStart = 0
       frontEnd = 0
       backEnd = 0
       initInto(back)
-    }
-
-    /** This key's queue after its first `dropped` rows are evicted (see [[QueueState]]); null: none. */
-    def save(dropped: Int): QueueState = {
-      // Nothing left of the queue, or its back holds evicted rows (the front was evicted whole).
-      if (!byQueue || !queueUsed || backEnd - dropped <= 0 || frontEnd - dropped < 0) return null
-      var fs = frontStart - dropped
-      val fe = frontEnd - dropped
-      if (fs < 0) { suffixes.remove(0, math.min(-fs, suffixes.size)); fs = 0 }
-      val f = math.max(from - dropped, 0)
-      val state = new QueueState(f, math.max(to - dropped, f - 1), fs, fe, backEnd - dropped, suffixes, back)
-      suffixes = ArrayBuffer.empty[SpecificInternalRow]
-      back = new SpecificInternalRow(bufferTypes)
-      state
     }
 
     private def initInto(target: InternalRow): Unit = { init.target(target); init(InternalRow.empty) }
@@ -248,7 +193,6 @@ object DueRowAggregates {
 
     /** The frame's buffer from the queue (see the class). */
     private def queued(): InternalRow = {
-      queueUsed = true
       if (from >= backEnd) { // no row held is in the frame: its rows become the front
         takeFront(from, to + 1)
         return suffix(from)

@@ -151,14 +151,6 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         read
       }
       val rows = if (added.isEmpty) held else SlidingState.merged(held, added)
-      // Where the first new row went among the held ones: the saved queues end before it or are dropped.
-      val firstNew = if (added.isEmpty) Int.MaxValue else {
-        var lo = 0
-        var hi = held.size
-        val first = added.min(SlidingState.Order)
-        while (lo < hi) { val mid = (lo + hi) >>> 1; if (SlidingState.Order.lt(held(mid), first)) lo = mid + 1 else hi = mid }
-        lo
-      }
       val n = rows.size
       val isDue = new Array[Boolean](n)
       var dueRows = 0
@@ -171,17 +163,10 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         }
       }
       if (dueRows > 0) dueOnly match {
-        case Some(aggregates) =>
-          aggregates.evalDue(rows, isDue, evaluated, if (header == null) null else header.queues, firstNew)
+        case Some(aggregates) => aggregates.evalDue(rows, isDue, evaluated)
         case None => var i = 0; while (i < n) { evalRows += rows(i).row; emit += isDue(i); i += 1 }
       }
       val kept = keep(rows, isDue, emittedThrough)
-      // The queues continue next batch if the key's rows stay in memory and eviction took a prefix.
-      val queues = dueOnly match {
-        case Some(aggregates) if dueRows > 0 && inPlace && kept.nonEmpty && (kept.head eq rows(n - kept.size)) =>
-          aggregates.saveKey(n - kept.size)
-        case _ => null
-      }
       if (kept.isEmpty) {
         if (header != null) {
           header.ids.foreach(id => store.remove(entry(key, id)))
@@ -192,9 +177,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
       } else {
         val width = if (header == null) spec.bucketMicros else header.width
         val through = math.max(emittedThrough, evictUs)
-        val changed = writeBuckets(key, header, added, kept, width, through)
-        index.headers.get(key).queues = queues
-        if (changed || header == null || emittedThrough != through) {
+        if (writeBuckets(key, header, added, kept, width, through) || header == null || emittedThrough != through) {
           val h = index.headers.get(key)
           store.put(entry(key, SlidingBuckets.HeaderBucket),
             valueOf(new GenericInternalRow(Array[Any](h.pending, SlidingBuckets.encodeHeader(h)))))

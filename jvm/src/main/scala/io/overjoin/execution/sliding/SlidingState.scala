@@ -116,8 +116,6 @@ final class KeyHeader(var pending: Long, var emittedThrough: Long, val width: Lo
    * batch made of a new row); null: read them from the store's bucket entries.
    */
   var rows: ArrayBuffer[HeldRow] = null
-  /** The incremental frames' queues after the key's last batch, with `rows` (null: none). */
-  var queues: Array[DueRowAggregates.QueueState] = null
 
   def rowCount: Long = { var n = 0L; var i = 0; while (i < counts.length) { n += counts(i); i += 1 }; n }
 }
