@@ -78,37 +78,17 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
 
   private val index: SlidingIndex.PartitionIndex = SlidingIndex.take(indexId, store.version).getOrElse(rebuild())
 
-  /**
-   * The headers of the store's keys, read from the store (a restart, or a partition new to this
-   * executor), with each key's rows when they are kept in memory.
-   */
+  /** The headers of the store's keys, read from the store (a restart, or a partition new to this executor). */
   private def rebuild(): SlidingIndex.PartitionIndex = {
     val headers = new java.util.HashMap[UnsafeRow, KeyHeader]
-    val buckets = new java.util.HashMap[UnsafeRow, ArrayBuffer[(Long, UnsafeRow)]]
     val bucketOrdinal = spec.keyExpressions.size
     store.iterator().foreach { pair =>
-      val bucket = pair.key.getLong(bucketOrdinal)
-      if (bucket == SlidingBuckets.HeaderBucket) {
+      if (pair.key.getLong(bucketOrdinal) == SlidingBuckets.HeaderBucket) {
         headers.put(keyPartOf(pair.key).copy(), SlidingBuckets.decodeHeader(pair.value))
-      } else if (inPlace) {
-        buckets.computeIfAbsent(keyPartOf(pair.key).copy(), _ => ArrayBuffer.empty) += ((bucket, pair.value))
       }
-    }
-    if (inPlace) headers.forEach { (key, h) =>
-      val stored = Option(buckets.get(key)).getOrElse(ArrayBuffer.empty).sortBy(_._1)
-      if (!stored.map(_._1).sameElements(h.ids)) {
-        throw OverjoinErrors.internal("sliding window state: a key's buckets differ from its header's list")
-      }
-      val rows = new ArrayBuffer[HeldRow](h.rowCount.toInt)
-      stored.foreach { case (_, value) => SlidingBuckets.decodeBucket(value, numFields, h.emittedThrough, rows) }
-      h.rows = rows
     }
     new SlidingIndex.PartitionIndex(headers)
   }
-
-  /** Whether a held row has been emitted: it came from an earlier batch, at or below the key's `emittedThrough`. */
-  @inline private def emittedBefore(r: HeldRow, emittedThrough: Long): Boolean =
-    (r.seq >>> 32) != batchId && r.rowtime <= emittedThrough
 
   def run(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     val fresh = mutable.LinkedHashMap.empty[UnsafeRow, ArrayBuffer[HeldRow]]
@@ -136,19 +116,17 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     val evaluated = ArrayBuffer.empty[UnsafeRow]
     def visit(key: UnsafeRow, added: ArrayBuffer[HeldRow]): Unit = {
       val header = index.headers.get(key)
-      val emittedThrough = if (header == null) NoWatermark else header.emittedThrough
-      val held = if (header == null) ArrayBuffer.empty[HeldRow] else if (header.rows != null) header.rows else {
-        val read = new ArrayBuffer[HeldRow](header.rowCount.toInt)
+      val held = ArrayBuffer.empty[HeldRow]
+      if (header != null) {
         var b = 0
         while (b < header.ids.length) {
           val stored = store.get(entry(key, header.ids(b)))
           if (stored == null) {
             throw OverjoinErrors.internal(s"sliding window state: bucket ${header.ids(b)} of a key is missing")
           }
-          SlidingBuckets.decodeBucket(stored.copy(), numFields, header.emittedThrough, read)
+          SlidingBuckets.decodeBucket(if (inPlace) stored else stored.copy(), numFields, header.emittedThrough, held)
           b += 1
         }
-        read
       }
       val rows = if (added.isEmpty) held else SlidingState.merged(held, added)
       val n = rows.size
@@ -158,7 +136,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         var i = 0
         while (i < n) {
           val r = rows(i)
-          if (r.rowtime <= evictUs && !emittedBefore(r, emittedThrough)) { isDue(i) = true; dueRows += 1 }
+          if (!r.emitted && r.rowtime <= evictUs) { isDue(i) = true; dueRows += 1 }
           i += 1
         }
       }
@@ -166,7 +144,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         case Some(aggregates) => aggregates.evalDue(rows, isDue, evaluated)
         case None => var i = 0; while (i < n) { evalRows += rows(i).row; emit += isDue(i); i += 1 }
       }
-      val kept = keep(rows, isDue, emittedThrough)
+      val kept = keep(rows, isDue)
       if (kept.isEmpty) {
         if (header != null) {
           header.ids.foreach(id => store.remove(entry(key, id)))
@@ -176,8 +154,9 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         }
       } else {
         val width = if (header == null) spec.bucketMicros else header.width
-        val through = math.max(emittedThrough, evictUs)
-        if (writeBuckets(key, header, added, kept, width, through) || header == null || emittedThrough != through) {
+        val emittedThrough = math.max(if (header == null) NoWatermark else header.emittedThrough, evictUs)
+        if (writeBuckets(key, header, added, kept, width, emittedThrough) || header == null ||
+            header.emittedThrough != emittedThrough) {
           val h = index.headers.get(key)
           store.put(entry(key, SlidingBuckets.HeaderBucket),
             valueOf(new GenericInternalRow(Array[Any](h.pending, SlidingBuckets.encodeHeader(h)))))
@@ -188,7 +167,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     fresh.foreach { case (key, added) => visit(key, added) }
     due.foreach(key => visit(key, ArrayBuffer.empty))
     var stateRows = 0L
-    index.headers.forEach((_, h) => stateRows += h.rowCount)
+    index.headers.forEach((_, h) => stateRows += h.rows)
     counters.stateRows = stateRows
     if (dueOnly.isDefined) {
       counters.emitted += evaluated.size
@@ -209,19 +188,8 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
    */
   private def writeBuckets(key: UnsafeRow, header: KeyHeader, added: ArrayBuffer[HeldRow],
       kept: ArrayBuffer[HeldRow], width: Long, emittedThrough: Long): Boolean = {
-    // The buckets new rows fell in (a batch's rows of a key fall in one or two buckets).
-    val touched = new Array[Long](added.size)
-    var nTouched = 0
-    var a = 0
-    while (a < added.size) {
-      val id = java.lang.Math.floorDiv(added(a).rowtime, width)
-      var seen = false
-      var t = 0
-      while (t < nTouched && !seen) { seen = touched(t) == id; t += 1 }
-      if (!seen) { touched(nTouched) = id; nTouched += 1 }
-      a += 1
-    }
-    def isTouched(id: Long): Boolean = { var t = 0; while (t < nTouched) { if (touched(t) == id) return true; t += 1 }; false }
+    val touched = new java.util.HashSet[java.lang.Long]
+    added.foreach(r => touched.add(java.lang.Math.floorDiv(r.rowtime, width)))
     val ids = ArrayBuffer.empty[Long]
     val counts = ArrayBuffer.empty[Int]
     var changed = false
@@ -233,7 +201,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
       while (until < kept.size && java.lang.Math.floorDiv(kept(until).rowtime, width) == id) until += 1
       var old = -1
       if (header != null) { val at = java.util.Arrays.binarySearch(header.ids, id); if (at >= 0) old = header.counts(at) }
-      if (old != until - from || isTouched(id)) {
+      if (old != until - from || touched.contains(id)) {
         store.put(entry(key, id), valueOf(new GenericInternalRow(Array[Any](SlidingBuckets.BucketEntry,
           SlidingBuckets.encodeBucket(kept, from, until)))))
         changed = true
@@ -247,16 +215,10 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
       counts += until - from
       from = until
     }
-    if (header != null) {
-      var b = 0
-      while (b < header.ids.length) {
-        if (!ids.contains(header.ids(b))) { store.remove(entry(key, header.ids(b))); changed = true }
-        b += 1
-      }
+    if (header != null) header.ids.foreach { id =>
+      if (!ids.contains(id)) { store.remove(entry(key, id)); changed = true }
     }
-    val updated = new KeyHeader(pending, emittedThrough, width, ids.toArray, counts.toArray)
-    if (inPlace) updated.rows = kept
-    index.headers.put(key, updated)
+    index.headers.put(key, new KeyHeader(pending, emittedThrough, width, ids.toArray, counts.toArray))
     changed
   }
 
@@ -271,18 +233,17 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
    * `emittedThrough` says so after the batch, no row is marked): those not emitted, those within `keepMicros` of the watermark
    * (RANGE), the last `keepRows` emitted (ROWS, LAG).
    */
-  private def keep(rows: scala.collection.IndexedSeq[HeldRow], isDue: Array[Boolean],
-      emittedThrough: Long): ArrayBuffer[HeldRow] = {
+  private def keep(rows: scala.collection.IndexedSeq[HeldRow], isDue: Array[Boolean]): ArrayBuffer[HeldRow] = {
     val out = new ArrayBuffer[HeldRow](rows.size)
     if (evictUs == SlidingPartition.NoWatermark) { out ++= rows; return out }
     var emittedCount = 0
     var i = 0
-    while (i < rows.size) { if (isDue(i) || emittedBefore(rows(i), emittedThrough)) emittedCount += 1; i += 1 }
+    while (i < rows.size) { if (rows(i).emitted || isDue(i)) emittedCount += 1; i += 1 }
     var emittedSeen = 0
     i = 0
     while (i < rows.size) {
       val r = rows(i)
-      if (!isDue(i) && !emittedBefore(r, emittedThrough)) out += r
+      if (!r.emitted && !isDue(i)) out += r
       else {
         emittedSeen += 1
         if ((spec.keepMicros >= 0 && r.rowtime >= evictUs - spec.keepMicros) ||
@@ -370,7 +331,7 @@ object SlidingIndex {
     @volatile var version: Long = -1L
   }
 
-  private val MaxIndexes = 4096
+  private val MaxIndexes = 1024
   private val indexes = new java.util.LinkedHashMap[String, PartitionIndex](16, 0.75f, true) {
     override def removeEldestEntry(e: java.util.Map.Entry[String, PartitionIndex]): Boolean = size() > MaxIndexes
   }
@@ -380,14 +341,5 @@ object SlidingIndex {
     if (id.isEmpty) None
     else indexes.synchronized { Option(indexes.remove(id)).filter(_.version == version) }
 
-  /**
-   * Keeps `index` for the next batch of partition `id` (`operator/partition`). The indexes of the
-   * same operator's partitions two or more versions behind are dropped: those partitions now run on
-   * another executor, and their rows would otherwise stay in this one's memory.
-   */
-  def put(id: String, index: PartitionIndex): Unit = if (id.nonEmpty) indexes.synchronized {
-    val operator = id.substring(0, id.lastIndexOf('/') + 1)
-    indexes.entrySet().removeIf(e => e.getKey.startsWith(operator) && e.getValue.version < index.version - 1)
-    indexes.put(id, index)
-  }
+  def put(id: String, index: PartitionIndex): Unit = if (id.nonEmpty) indexes.synchronized { indexes.put(id, index) }
 }

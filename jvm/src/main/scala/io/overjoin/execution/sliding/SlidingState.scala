@@ -110,14 +110,7 @@ object SlidingState {
  */
 final class KeyHeader(var pending: Long, var emittedThrough: Long, val width: Long, var ids: Array[Long],
     var counts: Array[Int]) {
-  /**
-   * The key's rows in order, kept in memory next to an HDFS-backed state store (whose values are
-   * in memory anyway; each row points into the store's value it was read from, or is the copy a
-   * batch made of a new row); null: read them from the store's bucket entries.
-   */
-  var rows: ArrayBuffer[HeldRow] = null
-
-  def rowCount: Long = { var n = 0L; var i = 0; while (i < counts.length) { n += counts(i); i += 1 }; n }
+  def rows: Long = { var n = 0L; var i = 0; while (i < counts.length) { n += counts(i); i += 1 }; n }
 }
 
 /**
