@@ -183,10 +183,6 @@ object OverjoinErrors {
     new OverjoinRuntimeException(ErrorCatalogue("OVERJOIN_STATE_FORMAT"),
       Map("found" -> found.toString, "supported" -> supported))
 
-  def stateLayout(checkpoint: String, operator: Long, operatorName: String, layout: String): OverjoinRuntimeException =
-    new OverjoinRuntimeException(ErrorCatalogue("OVERJOIN_STATE_LAYOUT"), Map("checkpoint" -> checkpoint,
-      "operator" -> operator.toString, "operatorName" -> operatorName, "layout" -> layout))
-
   def internal(detail: String): OverjoinAnalysisException =
     analysis("OVERJOIN_INTERNAL_ERROR", Origin(), "detail" -> detail)
 }

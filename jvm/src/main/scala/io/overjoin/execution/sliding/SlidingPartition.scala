@@ -4,13 +4,11 @@ import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, BoundReference, Expression, GenericInternalRow, JoinedRow, NamedExpression, SortOrder, SpecificInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, GenericInternalRow, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.execution.window.WindowEvaluatorFactory
-import org.apache.spark.sql.types.{LongType, StructType}
-
-import io.overjoin.errors.OverjoinErrors
+import org.apache.spark.sql.types.StructType
 
 /**
  * What a sliding window's task needs besides its rows and its store (serializable, sent to tasks).
@@ -27,8 +25,7 @@ final case class SlidingTaskSpec(
     keepRows: Long,
     valueSchema: StructType,
     evaluation: String = "incremental",
-    operator: String = "",
-    bucketMicros: Long = SlidingPartition.DefaultBucketMicros)
+    operator: String = "")
 
 /** What a task counts, for the operator's metrics. */
 final class SlidingCounters {
@@ -57,38 +54,11 @@ final class SlidingCounters {
  *     `keepMicros` of the watermark (RANGE), the last `keepRows` emitted (ROWS, LAG).
  */
 final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: Long, evictUs: Long, batchId: Long,
-    counters: SlidingCounters, indexId: String = "") {
+    counters: SlidingCounters) {
 
   private val numFields = spec.childOutput.size
   private val compiled = SlidingPartition.compiled(spec)
   import compiled._
-  import SlidingPartition.NoWatermark
-
-  // The store's value rows are read in place; a store other than the HDFS-backed one may reuse a
-  // value row (and its bytes) for its next read, so its values are copied first.
-  private val inPlace = store.getClass.getName.contains("HDFSBackedStateStore")
-  private val bucketRow = new SpecificInternalRow(Seq(LongType))
-  private val joined = new JoinedRow
-
-  /** The state store key of `key`'s entry `bucket`. */
-  private def entry(key: UnsafeRow, bucket: Long): UnsafeRow = {
-    bucketRow.setLong(0, bucket)
-    storeKeyOf(joined(key, bucketRow))
-  }
-
-  private val index: SlidingIndex.PartitionIndex = SlidingIndex.take(indexId, store.version).getOrElse(rebuild())
-
-  /** The headers of the store's keys, read from the store (a restart, or a partition new to this executor). */
-  private def rebuild(): SlidingIndex.PartitionIndex = {
-    val headers = new java.util.HashMap[UnsafeRow, KeyHeader]
-    val bucketOrdinal = spec.keyExpressions.size
-    store.iterator().foreach { pair =>
-      if (pair.key.getLong(bucketOrdinal) == SlidingBuckets.HeaderBucket) {
-        headers.put(keyPartOf(pair.key).copy(), SlidingBuckets.decodeHeader(pair.value))
-      }
-    }
-    new SlidingIndex.PartitionIndex(headers)
-  }
 
   def run(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     val fresh = mutable.LinkedHashMap.empty[UnsafeRow, ArrayBuffer[HeldRow]]
@@ -106,33 +76,27 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         }
       }
     }
-    // Keys without new rows whose earliest row not emitted is now due, from the headers in memory.
+    // Keys without new rows whose earliest row not emitted is now due; the others keep their rows
+    // and are counted from their blob's header.
     val due = ArrayBuffer.empty[UnsafeRow]
-    if (evictUs != NoWatermark) index.headers.forEach { (key, h) =>
-      if (h.pending <= evictUs && !fresh.contains(key)) due += key
+    var stateRows = 0L
+    store.iterator().foreach { pair =>
+      if (!fresh.contains(pair.key)) {
+        if (evictUs != SlidingPartition.NoWatermark && pair.value.getLong(0) <= evictUs) due += pair.key.copy()
+        else stateRows += java.nio.ByteBuffer.wrap(pair.value.getBinary(1), 1, 4).getInt()
+      }
     }
     val evalRows = ArrayBuffer.empty[UnsafeRow]
     val emit = ArrayBuffer.empty[Boolean]
     val evaluated = ArrayBuffer.empty[UnsafeRow]
     def visit(key: UnsafeRow, added: ArrayBuffer[HeldRow]): Unit = {
-      val header = index.headers.get(key)
-      val held = ArrayBuffer.empty[HeldRow]
-      if (header != null) {
-        var b = 0
-        while (b < header.ids.length) {
-          val stored = store.get(entry(key, header.ids(b)))
-          if (stored == null) {
-            throw OverjoinErrors.internal(s"sliding window state: bucket ${header.ids(b)} of a key is missing")
-          }
-          SlidingBuckets.decodeBucket(if (inPlace) stored else stored.copy(), numFields, header.emittedThrough, held)
-          b += 1
-        }
-      }
+      val stored = store.get(key)
+      val held = if (stored == null) ArrayBuffer.empty[HeldRow] else SlidingState.decode(stored.getBinary(1), numFields)
       val rows = if (added.isEmpty) held else SlidingState.merged(held, added)
       val n = rows.size
       val isDue = new Array[Boolean](n)
       var dueRows = 0
-      if (evictUs != NoWatermark) {
+      if (evictUs != SlidingPartition.NoWatermark) {
         var i = 0
         while (i < n) {
           val r = rows(i)
@@ -145,29 +109,16 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         case None => var i = 0; while (i < n) { evalRows += rows(i).row; emit += isDue(i); i += 1 }
       }
       val kept = keep(rows, isDue)
+      stateRows += kept.size
       if (kept.isEmpty) {
-        if (header != null) {
-          header.ids.foreach(id => store.remove(entry(key, id)))
-          store.remove(entry(key, SlidingBuckets.HeaderBucket))
-          index.headers.remove(key)
-          counters.removedKeys += 1
-        }
-      } else {
-        val width = if (header == null) spec.bucketMicros else header.width
-        val emittedThrough = math.max(if (header == null) NoWatermark else header.emittedThrough, evictUs)
-        if (writeBuckets(key, header, added, kept, width, emittedThrough) || header == null ||
-            header.emittedThrough != emittedThrough) {
-          val h = index.headers.get(key)
-          store.put(entry(key, SlidingBuckets.HeaderBucket),
-            valueOf(new GenericInternalRow(Array[Any](h.pending, SlidingBuckets.encodeHeader(h)))))
-          counters.updatedKeys += 1
-        }
+        if (held.nonEmpty) { store.remove(key); counters.removedKeys += 1 }
+      } else if (added.nonEmpty || dueRows > 0 || kept.size != n) {
+        store.put(key, valueOf(new GenericInternalRow(Array[Any](SlidingState.pending(kept), SlidingState.encode(kept)))))
+        counters.updatedKeys += 1
       }
     }
     fresh.foreach { case (key, added) => visit(key, added) }
     due.foreach(key => visit(key, ArrayBuffer.empty))
-    var stateRows = 0L
-    index.headers.forEach((_, h) => stateRows += h.rows)
     counters.stateRows = stateRows
     if (dueOnly.isDefined) {
       counters.emitted += evaluated.size
@@ -182,55 +133,8 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
   }
 
   /**
-   * Writes the buckets of `kept` (a key's rows in order) that differ from what the store holds:
-   * those that received rows of `added` and those that lost rows; removes the buckets left
-   * empty; sets the key's header in memory. Returns whether any bucket changed.
-   */
-  private def writeBuckets(key: UnsafeRow, header: KeyHeader, added: ArrayBuffer[HeldRow],
-      kept: ArrayBuffer[HeldRow], width: Long, emittedThrough: Long): Boolean = {
-    val touched = new java.util.HashSet[java.lang.Long]
-    added.foreach(r => touched.add(java.lang.Math.floorDiv(r.rowtime, width)))
-    val ids = ArrayBuffer.empty[Long]
-    val counts = ArrayBuffer.empty[Int]
-    var changed = false
-    var pending = SlidingState.NoPending
-    var from = 0
-    while (from < kept.size) {
-      val id = java.lang.Math.floorDiv(kept(from).rowtime, width)
-      var until = from + 1
-      while (until < kept.size && java.lang.Math.floorDiv(kept(until).rowtime, width) == id) until += 1
-      var old = -1
-      if (header != null) { val at = java.util.Arrays.binarySearch(header.ids, id); if (at >= 0) old = header.counts(at) }
-      if (old != until - from || touched.contains(id)) {
-        store.put(entry(key, id), valueOf(new GenericInternalRow(Array[Any](SlidingBuckets.BucketEntry,
-          SlidingBuckets.encodeBucket(kept, from, until)))))
-        changed = true
-      }
-      var i = from
-      while (i < until && pending == SlidingState.NoPending) {
-        if (kept(i).rowtime > emittedThrough) pending = kept(i).rowtime
-        i += 1
-      }
-      ids += id
-      counts += until - from
-      from = until
-    }
-    if (header != null) header.ids.foreach { id =>
-      if (!ids.contains(id)) { store.remove(entry(key, id)); changed = true }
-    }
-    index.headers.put(key, new KeyHeader(pending, emittedThrough, width, ids.toArray, counts.toArray))
-    changed
-  }
-
-  /** After the store's commit: this partition's headers in memory match `version` of the store. */
-  def committed(version: Long): Unit = {
-    index.version = version
-    SlidingIndex.put(indexId, index)
-  }
-
-  /**
-   * The rows a row still to come can need (the due ones are emitted by now; the header's
-   * `emittedThrough` says so after the batch, no row is marked): those not emitted, those within `keepMicros` of the watermark
+   * The rows a row still to come can need, the due ones marked emitted (every row at or below the
+   * watermark is emitted by now): those not emitted, those within `keepMicros` of the watermark
    * (RANGE), the last `keepRows` emitted (ROWS, LAG).
    */
   private def keep(rows: scala.collection.IndexedSeq[HeldRow], isDue: Array[Boolean]): ArrayBuffer[HeldRow] = {
@@ -248,7 +152,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         emittedSeen += 1
         if ((spec.keepMicros >= 0 && r.rowtime >= evictUs - spec.keepMicros) ||
             (spec.keepRows > 0 && emittedSeen > emittedCount - spec.keepRows)) {
-          out += r
+          out += (if (r.emitted) r else r.copy(emitted = true))
         }
       }
       i += 1
@@ -259,18 +163,6 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
 
 object SlidingPartition {
   val NoWatermark: Long = org.apache.spark.sql.overjoin.OverjoinStateWriter.NoWatermark
-
-  /** The width of a key's time buckets without a RANGE frame: 10 s. */
-  val DefaultBucketMicros: Long = 10L * 1000 * 1000
-
-  /**
-   * The width of a key's time buckets for a window that keeps `keepMicros` of rows below the
-   * watermark (-1: none, ROWS only): a sixth of it, between 1 s and 10 s. A batch rewrites the
-   * buckets its rows fall in and the oldest one it trims, so narrower buckets rewrite less; wider
-   * ones mean fewer entries to read per key.
-   */
-  def bucketMicros(keepMicros: Long): Long =
-    if (keepMicros <= 0) DefaultBucketMicros else math.min(DefaultBucketMicros, math.max(1000L * 1000, keepMicros / 6))
 
   /**
    * What a task of a sliding window compiles from its spec (projections, the due rows'
@@ -284,12 +176,6 @@ object SlidingPartition {
     val keyOf: UnsafeProjection = UnsafeProjection.create(spec.keyExpressions, spec.childOutput)
     val rowtimeOf: Expression = BindReferences.bindReference(spec.orderSpec.head.child, spec.childOutput)
     val valueOf: UnsafeProjection = UnsafeProjection.create(spec.valueSchema)
-    private val keyTypes = spec.keyExpressions.map(_.dataType)
-    /** A state store key: the key's values, then the bucket. */
-    val storeKeyOf: UnsafeProjection = UnsafeProjection.create((keyTypes :+ LongType).toArray)
-    /** The key's values of a state store key. */
-    val keyPartOf: UnsafeProjection =
-      UnsafeProjection.create(keyTypes.zipWithIndex.map { case (t, i) => BoundReference(i, t, nullable = true) })
     // The due rows' values alone, when the window expressions allow it; else (and always with
     // spark.overjoin.sliding.evaluation = spark) Spark's evaluator over every row of the visited keys.
     val dueOnly: Option[DueRowAggregates] = spec.evaluation match {
@@ -316,30 +202,4 @@ object SlidingPartition {
   def compiled(spec: SlidingTaskSpec): Compiled =
     if (spec.operator.isEmpty) new Compiled(spec)
     else cache.get().computeIfAbsent(s"${spec.operator}/${spec.evaluation}", _ => new Compiled(spec))
-}
-
-/**
- * The headers of a sliding window's keys, kept in memory between micro-batches next to the state
- * store, per (query run, operator, partition): the scan for due keys reads them here instead of
- * reading every key of the store. An index is used only for the store version it was built for (set
- * after the store's commit); a task takes it out while it runs, so a failed task leaves none behind
- * and the next one rebuilds it from the store's header entries, as after a restart or on an
- * executor new to the partition.
- */
-object SlidingIndex {
-  final class PartitionIndex(val headers: java.util.HashMap[UnsafeRow, KeyHeader]) {
-    @volatile var version: Long = -1L
-  }
-
-  private val MaxIndexes = 1024
-  private val indexes = new java.util.LinkedHashMap[String, PartitionIndex](16, 0.75f, true) {
-    override def removeEldestEntry(e: java.util.Map.Entry[String, PartitionIndex]): Boolean = size() > MaxIndexes
-  }
-
-  /** The index of `id` if it matches `version` of its store; it is removed either way. */
-  def take(id: String, version: Long): Option[PartitionIndex] =
-    if (id.isEmpty) None
-    else indexes.synchronized { Option(indexes.remove(id)).filter(_.version == version) }
-
-  def put(id: String, index: PartitionIndex): Unit = if (id.nonEmpty) indexes.synchronized { indexes.put(id, index) }
 }

@@ -2,7 +2,6 @@ package org.apache.spark.sql.overjoin
 
 import org.apache.hadoop.conf.Configuration
 
-import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.operators.stateful.StateStoreWriter
@@ -21,9 +20,6 @@ trait OverjoinStateWriter extends StateStoreWriter { self: SparkPlan =>
   /** The expressions whose values key the state (the join keys, the PARTITION BY values). */
   protected def stateKeys: Seq[Expression]
 
-  /** The layout of the operator's state this release writes, for the message refusing another one. */
-  protected def stateLayout: String = "1"
-
   /** The schema of a key's state value. */
   protected def valueSchema: StructType
 
@@ -33,17 +29,8 @@ trait OverjoinStateWriter extends StateStoreWriter { self: SparkPlan =>
   override def validateAndMaybeEvolveStateSchema(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
     val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, keySchema, 0, valueSchema))
-    try {
-      List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
-        getStateInfo, hadoopConf, schema, session.sessionState, stateSchemaVersion))
-    } catch {
-      // A key schema of another layout: the state of an earlier release (the sliding window's keys
-      // gained their time bucket in layout 2), which this one would misread.
-      case e: SparkThrowable if e.getCondition == "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE" =>
-        val info = getStateInfo
-        throw io.overjoin.errors.OverjoinErrors.stateLayout(info.checkpointLocation, info.operatorId, shortName,
-          stateLayout)
-    }
+    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(
+      getStateInfo, hadoopConf, schema, session.sessionState, stateSchemaVersion))
   }
 
   /** (late-events, eviction) watermarks in microseconds; no watermark yet is [[OverjoinStateWriter.NoWatermark]]. */

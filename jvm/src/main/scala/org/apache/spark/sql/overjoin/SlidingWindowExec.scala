@@ -1,6 +1,5 @@
 package org.apache.spark.sql.overjoin
 
-import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, Literal, NamedExpression, SortOrder}
@@ -16,9 +15,8 @@ import io.overjoin.execution.sliding.{SlidingCounters, SlidingPartition, Sliding
 /**
  * The physical operator of a [[io.overjoin.catalyst.plans.logical.SlidingWindow]]: window functions
  * over a stream (docs/semantics.md §12), with a state store per shuffle partition keyed by the
- * `PARTITION BY` values (one constant key, in one partition, without `PARTITION BY`) and a time
- * bucket: each key's rows are kept by bucket, with a header entry per key
- * ([[io.overjoin.execution.sliding.SlidingBuckets]]); the work of a partition is in
+ * `PARTITION BY` values (one constant key, in one partition, without `PARTITION BY`). Each key's
+ * rows are one blob ([[io.overjoin.execution.sliding.SlidingState]]); the work of a partition is in
  * [[io.overjoin.execution.sliding.SlidingPartition]].
  *
  * As a `StateStoreWriter` it takes part in what Spark does for its own stateful operators: state
@@ -55,12 +53,6 @@ case class SlidingWindowExec(
 
   override protected def stateKeys: Seq[Expression] = keyExpressions
 
-  /** The PARTITION BY values, then the entry's time bucket (layout 2, [[io.overjoin.execution.sliding.SlidingBuckets]]). */
-  override protected def keySchema: StructType =
-    StructType(super.keySchema.fields :+ StructField("bucket", LongType, nullable = false))
-
-  override protected def stateLayout: String = "2 (rows by time bucket)"
-
   override protected def valueSchema: StructType =
     StructType(Seq(StructField("pending", LongType, nullable = false), StructField("rows", BinaryType, nullable = false)))
 
@@ -69,9 +61,7 @@ case class SlidingWindowExec(
     val (lateUs, evictUs) = watermarksMicros()
     val spec = SlidingTaskSpec(windowExpressions, partitionSpec, keyExpressions, orderSpec, child.output,
       keepMicros, keepRows, valueSchema, evaluation = conf.getConf(OverjoinConfEntries.SlidingEvaluation),
-      operator = s"${getStateInfo.queryRunId}/${getStateInfo.operatorId}",
-      bucketMicros = SlidingPartition.bucketMicros(keepMicros))
-    val indexPrefix = s"${getStateInfo.checkpointLocation}/${getStateInfo.queryRunId}/${getStateInfo.operatorId}/"
+      operator = s"${getStateInfo.queryRunId}/${getStateInfo.operatorId}")
     val batchId = getStateInfo.storeVersion
     val numOutput = longMetric("numOutputRows")
     val dropped = longMetric("numRowsDroppedByWatermark")
@@ -86,12 +76,10 @@ case class SlidingWindowExec(
       (store, iter) =>
         val counters = new SlidingCounters
         val start = System.nanoTime()
-        val partition = new SlidingPartition(spec, store, lateUs, evictUs, batchId, counters,
-          indexPrefix + TaskContext.get().partitionId())
-        val out = partition.run(iter)
+        val out = new SlidingPartition(spec, store, lateUs, evictUs, batchId, counters).run(iter)
         CompletionIterator[InternalRow, Iterator[InternalRow]](out.map { row => numOutput += 1; row }, {
           updatesTime += math.max(0L, (System.nanoTime() - start) / 1000000L)
-          commitTime += timeTakenMs { partition.committed(store.commit()) }
+          commitTime += timeTakenMs { store.commit() }
           dropped += counters.dropped
           updated += counters.updatedKeys
           removed += counters.removedKeys
