@@ -539,6 +539,58 @@ def test_a_stream_refuses_what_it_cannot_run_and_a_table_runs_it(spark, case):
     assert len(spark.sql(sql.format(t="sw_refuse_t")).collect()) == 60
 
 
+# A sliding or stagger window's interval and frame errors name that window, not a join window, in
+# the JVM's message and, word for word, in `overjoin check`'s (the shared catalogue, WindowNames).
+WINDOW_NAMING = [
+    (
+        "SELECT STREAM id, SUM(v) OVER w AS s FROM {t} WINDOW w AS (PARTITION BY k RANGE INTERVAL '1' MONTH PRECEDING)",
+        "OJ101",
+        "MONTH",
+        "An interval of the window w uses MONTH, whose length varies: a window must have a fixed length.",
+    ),
+    (
+        "SELECT STREAM id, SUM(v) OVER (PARTITION BY k RANGE INTERVAL 'x' SECOND PRECEDING) AS s FROM {t}",
+        "OJ106",
+        "'x'",
+        "The interval 'x' of the window (PARTITION BY k RANGE INTERVAL 'x' SECOND PRECEDING) is not a valid SECOND"
+        " value: expected a number of seconds such as '5' or '0.5'.",
+    ),
+    (
+        "SELECT STREAM id, SUM(v) OVER w AS s FROM {t} WINDOW w AS (ROWS BETWEEN 1 PRECEDING AND 3 PRECEDING)",
+        "OJ105",
+        "BETWEEN",
+        "The frame of the window w starts at 1 PRECEDING but ends further back, at 3 PRECEDING.",
+    ),
+    (
+        "SELECT STREAM id, SUM(v) OVER w AS s FROM {t} WINDOW w AS (ROWS -2 PRECEDING)",
+        "OJ104",
+        "-2",
+        "The size -2 of the window w is negative.",
+    ),
+    (
+        "SELECT STREAM k, COUNT(*) AS c FROM {t} WINDOWED BY STAGGER (PARTITION BY k RANGE INTERVAL '1' YEAR)",
+        "OJ101",
+        "YEAR",
+        "An interval of the window of WINDOWED BY STAGGER uses YEAR, whose length varies: a window must have a"
+        " fixed length.",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(WINDOW_NAMING)))
+def test_interval_and_frame_errors_name_the_sliding_or_stagger_window(spark, case):
+    sql, code, at, message = WINDOW_NAMING[case]
+    text = sql.format(t="sw_naming")
+    make_stream(spark, "sw_naming", SCHEMA)
+    with pytest.raises(AnalysisException) as e:
+        spark.sql(text)
+    msg = str(e.value)
+    assert f"{code}: {message}" in msg, msg
+    assert f"(line 1, pos {text.index(at)})" in msg, msg
+    found = overjoin.validate(text)
+    assert [(d.code, d.message, d.column) for d in found] == [(code, message, text.index(at) + 1)]
+
+
 def test_plain_window_functions_over_tables_are_untouched(spark):
     """A window function in plain Spark SQL keeps Spark's meaning: no order is added, LAG is Spark's."""
     rows = gen_rows(5, ties=False)

@@ -42,8 +42,8 @@ class TestCheck:
         status, out, _ = run(["check", str(files["good"]), str(files["bad"])], capsys)
         assert status == 1
         lines = out.splitlines()
-        assert lines[0] == (f"{files['bad']}:2:45: error[OJ102]: The join window of o (orders) uses FOLLOWING: "
-                            "a join window can only look back in time.")  # fmt: skip
+        assert lines[0] == (f"{files['bad']}:2:45: error[OJ102]: The frame of the join window of o (orders) uses "
+                            "FOLLOWING: a window here can only look back in time.")  # fmt: skip
         assert lines[1] == "  FROM orders OVER (RANGE INTERVAL '1' MINUTE FOLLOWING) AS o"
         assert lines[2] == "  " + " " * 44 + "^" + "~" * 8
         assert lines[3].startswith("  hint: Use PRECEDING or CURRENT ROW")

@@ -40,7 +40,7 @@ class TestPublicApi:
         sql = "SELECT STREAM *\nFROM a OVER (RANGE INTERVAL '1' MONTH PRECEDING) AS x\nJOIN b ON x.k = b.k"
         text = one(sql).render(sql, "q.sql")
         lines = text.splitlines()
-        assert lines[0].startswith("q.sql:2:33: error[OJ101]: The join window of x (a) uses MONTH")
+        assert lines[0].startswith("q.sql:2:33: error[OJ101]: An interval of the join window of x (a) uses MONTH")
         assert lines[1] == "  FROM a OVER (RANGE INTERVAL '1' MONTH PRECEDING) AS x"
         assert lines[2] == "  " + " " * 32 + "^~~~~"
         assert lines[3].startswith("  hint: Write the window in SECOND")
@@ -413,13 +413,17 @@ class TestSlidingWindows:
         spec = "(PARTITION BY k RANGE INTERVAL '1' MONTH PRECEDING)"
         sql = f"SELECT STREAM k, SUM(v) OVER {spec} AS s FROM t"
         d = one(sql)
-        assert (d.code, d.column, d.params) == ("OJ101", sql.index("MONTH") + 1, {"input": spec, "unit": "MONTH"})
+        assert (d.code, d.column, d.params) == (
+            "OJ101",
+            sql.index("MONTH") + 1,
+            {"window": f"the window {spec}", "unit": "MONTH"},
+        )
 
     @pytest.mark.parametrize("name", ["W1", '"W1"'])
     def test_a_named_frame_is_named_by_its_name(self, name: str) -> None:
         sql = f"SELECT STREAM k, MIN(v) OVER {name} FROM t WINDOW {name} AS (ROWS -3 PRECEDING)"
         d = one(sql)
-        assert (d.code, d.column, d.params) == ("OJ104", sql.index("-3") + 1, {"input": "W1", "size": "-3"})
+        assert (d.code, d.column, d.params) == ("OJ104", sql.index("-3") + 1, {"window": "the window W1", "size": "-3"})
 
     @pytest.mark.parametrize(
         "sql",

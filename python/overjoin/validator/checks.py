@@ -3,9 +3,7 @@ windows and, with schemas, columns and rowtimes."""
 
 from __future__ import annotations
 
-import typing as t
 from collections.abc import Iterable
-from types import SimpleNamespace
 
 from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
@@ -71,12 +69,12 @@ def check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | 
 
 def check_stagger(ctx: Context) -> None:
     """docs/semantics.md §13: a stagger window's RANGE is a duration above zero, checked as a join
-    window's size (the same codes, the window named ``WINDOWED BY STAGGER``), as the JVM parser does."""
+    window's size (the same codes, the window named "the window of WINDOWED BY STAGGER"), as the JVM
+    parser does."""
     stagger = ctx.block.select.args.get("stagger")
     if stagger is None:
         return
-    item = t.cast(Input, SimpleNamespace(display="WINDOWED BY STAGGER"))
-    checker = WindowChecker(ctx, item, None)
+    checker = WindowChecker(ctx, None, None, display="WINDOWED BY STAGGER", window="the window of WINDOWED BY STAGGER")
     micros = checker.range_size(stagger.this)
     span = D.pos(stagger, "size")
     if micros is not None and micros <= 0 and span is not None:

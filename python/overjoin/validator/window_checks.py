@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from overjoin import dialect as D
 from overjoin import intervals
+from overjoin.errors import condition
 
 if TYPE_CHECKING:
     from overjoin.validator.checks import Context
@@ -31,18 +32,27 @@ from overjoin.validator.model import (
 class WindowChecker:
     """Checks one join window spec and computes its :class:`Window`, or ``None`` when invalid."""
 
-    def __init__(self, ctx: Context, item: Input | None, spec: D.JoinWindowSpec | None, display: str = "") -> None:
+    def __init__(
+        self, ctx: Context, item: Input | None, spec: D.JoinWindowSpec | None, display: str = "", window: str = ""
+    ) -> None:
         self.ctx = ctx
         self.item = item
         self.spec = spec
         self.ok = True
-        # What errors call the window: the join input it windows, or the window itself (a window
-        # function's frame, docs/semantics.md §12).
+        # What errors call the window. ``display``: the join input it windows (``input`` of the
+        # join-only codes); ``window``: the phrase the interval and frame errors read in the middle
+        # of a sentence, as the JVM's WindowNames writes it: the join window of an input, a window
+        # function's window (docs/semantics.md §12), the stagger window (§13).
         self.display = item.display if item is not None else display
+        self.window = window or (f"the join window of {item.display}" if item is not None else f"the window {display}")
 
     def error(self, name: str, span: tuple[int, int] | None, **params: Any) -> None:
         self.ok = False
-        self.ctx.reporter.add(name, span, input=self.display, **params)
+        entry = condition(name)
+        names = {"input": self.display, "window": self.window}
+        # The parameters the JVM gives the same condition: those its message or hint names.
+        named = {k: v for k, v in names.items() if f"<{k}>" in entry.message + entry.hint}
+        self.ctx.reporter.add(name, span, **named, **params)
 
     def check(self) -> Window | None:
         spec = self.spec
@@ -72,7 +82,7 @@ class WindowChecker:
             return None
         if kind == "ROWS" and b > 0:
             self.ctx.reporter.add("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_ENDING_BEFORE_CURRENT_ROW", D.pos(end, "bound"),
-                                  input=self.display)  # fmt: skip
+                                  window=self.window)  # fmt: skip
             return None
         order = _order_column(spec)
         return Window(kind, a, b, bool(spec.args.get("partition_by")), order.name if order else None,

@@ -29,23 +29,27 @@ object OverjoinErrors {
   def tooComplex(sql: String, depth: Int): OverjoinParseException =
     parse("OVERJOIN_STATEMENT_TOO_COMPLEX", TextSpan(sql, 0, 0), "depth" -> depth.toString)
 
-  def variableUnit(at: TextSpan, input: String, unit: String): OverjoinParseException =
-    parse("OVERJOIN_WINDOW_VARIABLE_UNIT", at, "input" -> input, "unit" -> unit)
+  // `window` in the interval and frame errors is a phrase naming the window, as the user wrote it:
+  // "the join window of o", "the window w", "the window of WINDOWED BY STAGGER", "STEP(...)"
+  // (WindowNames); a sliding or stagger window is not a join window.
 
-  def following(at: TextSpan, input: String): OverjoinParseException =
-    parse("OVERJOIN_WINDOW_FOLLOWING", at, "input" -> input)
+  def variableUnit(at: TextSpan, window: String, unit: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_VARIABLE_UNIT", at, "window" -> window, "unit" -> unit)
 
-  def unbounded(at: TextSpan, input: String): OverjoinParseException =
-    parse("OVERJOIN_WINDOW_UNBOUNDED", at, "input" -> input)
+  def following(at: TextSpan, window: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_FOLLOWING", at, "window" -> window)
 
-  def negativeSize(at: TextSpan, input: String, size: String): OverjoinParseException =
-    parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", at, "input" -> input, "size" -> size)
+  def unbounded(at: TextSpan, window: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_UNBOUNDED", at, "window" -> window)
 
-  def boundsOrder(at: TextSpan, input: String, start: String, end: String): OverjoinParseException =
-    parse("OVERJOIN_WINDOW_BOUNDS_ORDER", at, "input" -> input, "start" -> start, "end" -> end)
+  def negativeSize(at: TextSpan, window: String, size: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_NEGATIVE_SIZE", at, "window" -> window, "size" -> size)
 
-  def badInterval(at: TextSpan, literal: String, input: String, unit: String, detail: String): OverjoinParseException =
-    parse("OVERJOIN_WINDOW_BAD_INTERVAL", at, "literal" -> literal, "input" -> input, "unit" -> unit, "detail" -> detail)
+  def boundsOrder(at: TextSpan, window: String, start: String, end: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_BOUNDS_ORDER", at, "window" -> window, "start" -> start, "end" -> end)
+
+  def badInterval(at: TextSpan, literal: String, window: String, unit: String, detail: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_BAD_INTERVAL", at, "literal" -> literal, "window" -> window, "unit" -> unit, "detail" -> detail)
 
   def unknownWindow(at: TextSpan, name: String, input: String): OverjoinParseException =
     parse("OVERJOIN_WINDOW_UNKNOWN_NAME", at, "name" -> name, "input" -> input)
@@ -71,11 +75,11 @@ object OverjoinErrors {
   def badDuration(at: TextSpan, literal: String): OverjoinParseException =
     parse("OVERJOIN_BAD_DURATION", at, "literal" -> literal)
 
-  def badPrecision(at: TextSpan, precision: String, unit: String, input: String): OverjoinParseException =
-    parse("OVERJOIN_WINDOW_BAD_PRECISION", at, "precision" -> precision, "unit" -> unit, "input" -> input)
+  def badPrecision(at: TextSpan, precision: String, unit: String, window: String): OverjoinParseException =
+    parse("OVERJOIN_WINDOW_BAD_PRECISION", at, "precision" -> precision, "unit" -> unit, "window" -> window)
 
-  def rowsEndingBeforeCurrentRow(at: TextSpan, input: String): OverjoinParseException =
-    parse("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_ENDING_BEFORE_CURRENT_ROW", at, "input" -> input)
+  def rowsEndingBeforeCurrentRow(at: TextSpan, window: String): OverjoinParseException =
+    parse("OVERJOIN_UNSUPPORTED_SYNTAX.ROWS_ENDING_BEFORE_CURRENT_ROW", at, "window" -> window)
 
   def asofCondition(at: TextSpan, input: String, equalities: Int, inequalities: Int): OverjoinParseException =
     parse("OVERJOIN_ASOF_CONDITION", at, "input" -> input, "equalities" -> equalities.toString,

@@ -99,7 +99,7 @@ private[parser] final class InputParser(c: TokenCursor, windows: WindowSpecParse
       } else if (u.isWord("WATERMARK") && i + 3 < to && c.isName(tokens(i + 1)) && tokens(i + 2).isWord("DELAY") &&
         tokens(i + 3).isWord("OF")) {
         // Spark's own clause: skip it, Spark parses it.
-        i = if (i + 4 < to) intervals.interval(i + 4, to, in.displayName, allowNegative = true)._2 else to
+        i = if (i + 4 < to) intervals.interval(i + 4, to, WindowNames.watermarkDelay(in.displayName), allowNegative = true)._2 else to
       } else if (u.isWord("AS") && i + 1 < to && c.isName(tokens(i + 1))) {
         in.alias = Some(tokens(i + 1).identifier)
         i += 2
@@ -112,7 +112,7 @@ private[parser] final class InputParser(c: TokenCursor, windows: WindowSpecParse
       } else if (isWithinClause(i, to)) {
         // Lenses also writes WITHIN right after the right input, before ON.
         if (in.asofRight) notAJoinInput(u, in, "an ASOF join takes no window")
-        val (micros, next) = intervals.duration(i + 1, to, in.displayName)
+        val (micros, next) = intervals.duration(i + 1, to, WindowNames.join(in.displayName))
         b.blanks += ((u.start, tokens(next - 1).end))
         in.within = Some((micros, u.start))
         i = next
@@ -178,9 +178,10 @@ private[parser] final class InputParser(c: TokenCursor, windows: WindowSpecParse
     val (colFrom, colTo) = args(1)
     if (colTo - colFrom != 1 || !c.isName(tokens(colFrom))) c.syntax(colFrom, "a time column name")
     def micros(arg: (Int, Int)): Long = {
-      val (v, next) = intervals.duration(arg._1, arg._2, fn.upper)
+      val (v, next) = intervals.duration(arg._1, arg._2, WindowNames.tableFunction(fn.upper))
       if (next != arg._2) c.syntax(next, "a comma or ')' after the duration")
-      if (v <= 0) throw OverjoinErrors.negativeSize(c.span(tokens(arg._1), tokens(arg._2 - 1)), fn.upper, c.text(arg._1, arg._2))
+      if (v <= 0) throw OverjoinErrors.negativeSize(c.span(tokens(arg._1), tokens(arg._2 - 1)), WindowNames.tableFunction(fn.upper),
+        c.text(arg._1, arg._2))
       v
     }
     val (slide, size) = if (expected == 3) { val v = micros(args(2)); (v, v) } else (micros(args(2)), micros(args(3)))

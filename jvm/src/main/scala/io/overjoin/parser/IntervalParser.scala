@@ -14,13 +14,13 @@ private[parser] final class IntervalParser(c: TokenCursor) {
   import c.{sql, tokens}
 
   /** A Lenses duration or an INTERVAL literal at `i`; returns microseconds and the next index. */
-  def duration(i: Int, to: Int, input: String): (Long, Int) = {
+  def duration(i: Int, to: Int, window: String): (Long, Int) = {
     if (i >= to) c.syntax(i, "a duration such as 5s or INTERVAL '5' SECOND", atEnd = true)
     val t = tokens(i)
-    if (t.isWord("INTERVAL")) interval(i, to, input, allowNegative = false)
+    if (t.isWord("INTERVAL")) interval(i, to, window, allowNegative = false)
     else if (t.kind == TokenKind.Number) (lenses(t), i + 1)
     else if (t.isSymbol("-") && i + 1 < to && tokens(i + 1).kind == TokenKind.Number) {
-      throw OverjoinErrors.negativeSize(c.span(t, tokens(i + 1)), input, c.text(i, i + 2))
+      throw OverjoinErrors.negativeSize(c.span(t, tokens(i + 1)), window, c.text(i, i + 2))
     } else if (t.kind == TokenKind.Str && i + 1 < to && tokens(i + 1).isWordIn(Lexicon.unitWords)) {
       c.syntax(i, "INTERVAL before the interval value")
     } else if (t.kind == TokenKind.Word) {
@@ -37,7 +37,7 @@ private[parser] final class IntervalParser(c: TokenCursor) {
    * minus sign, before the value or in it, is refused unless `allowNegative` (a watermark delay
    * is Spark's to judge).
    */
-  def interval(at: Int, to: Int, input: String, allowNegative: Boolean): (Long, Int) = {
+  def interval(at: Int, to: Int, window: String, allowNegative: Boolean): (Long, Int) = {
     val intervalTok = tokens(at)
     var i = at + 1
     val minus = i < to && tokens(i).isSymbol("-")
@@ -45,20 +45,20 @@ private[parser] final class IntervalParser(c: TokenCursor) {
     if (i >= to) c.syntax(i, "an interval value in quotes, such as INTERVAL '5' SECOND", atEnd = true)
     val v = tokens(i)
     def negative(end: Int): Nothing = throw OverjoinErrors.negativeSize(
-      TextSpan(sql, intervalTok.start, tokens(math.min(i, to - 1)).end), input, c.text(at, end))
+      TextSpan(sql, intervalTok.start, tokens(math.min(i, to - 1)).end), window, c.text(at, end))
     def refused(p: IntervalValues.Problem, valueTok: Token, unit: String): Nothing = p match {
-      case IntervalValues.VariableUnit(u) => throw OverjoinErrors.variableUnit(c.span(valueTok), input, u)
+      case IntervalValues.VariableUnit(u) => throw OverjoinErrors.variableUnit(c.span(valueTok), window, u)
       case IntervalValues.BadValue(detail) =>
-        throw OverjoinErrors.badInterval(c.span(valueTok), valueTok.text, input, unit, detail)
+        throw OverjoinErrors.badInterval(c.span(valueTok), valueTok.text, window, unit, detail)
     }
     if (v.kind == TokenKind.Str) {
       val body = c.unquote(v.text).trim
       if (i + 1 < to && tokens(i + 1).isWordIn(Lexicon.unitWords)) {
-        val (unit1, j1) = unitAt(i + 1, to, input)
+        val (unit1, j1) = unitAt(i + 1, to, window)
         var j = j1
         var unit2: Option[String] = None
         if (j < to && tokens(j).isWord("TO")) {
-          val (u2, j2) = unitAt(j + 1, to, input)
+          val (u2, j2) = unitAt(j + 1, to, window)
           unit2 = Some(u2); j = j2
         }
         val isNegative = minus || body.startsWith("-")
@@ -84,7 +84,7 @@ private[parser] final class IntervalParser(c: TokenCursor) {
       var j = i
       val pairs = ArrayBuffer.empty[(Token, String)]
       while (j + 1 < to && tokens(j).kind == TokenKind.Number && tokens(j + 1).isWordIn(Lexicon.unitWords)) {
-        val (unit, next) = unitAt(j + 1, to, input)
+        val (unit, next) = unitAt(j + 1, to, window)
         pairs += ((tokens(j), unit))
         j = next
       }
@@ -103,10 +103,10 @@ private[parser] final class IntervalParser(c: TokenCursor) {
   }
 
   /** A unit word with its optional precision, as its singular name; MONTH, YEAR, QUARTER are refused here. */
-  private def unitAt(i: Int, to: Int, input: String): (String, Int) = {
+  private def unitAt(i: Int, to: Int, window: String): (String, Int) = {
     val t = tokens(i)
     val unit = Lexicon.baseUnit(t.text)
-    if (Lexicon.variableUnits.contains(unit)) throw OverjoinErrors.variableUnit(c.span(t), input, unit)
+    if (Lexicon.variableUnits.contains(unit)) throw OverjoinErrors.variableUnit(c.span(t), window, unit)
     if (!Lexicon.unitMicros.contains(unit)) c.syntax(i, "SECOND, MINUTE, HOUR or DAY")
     var j = i + 1
     if (j < to && tokens(j).isSymbol("(")) {
@@ -115,7 +115,7 @@ private[parser] final class IntervalParser(c: TokenCursor) {
         c.syntax(j + 1, "a precision such as (3)", atEnd = j + 1 >= to)
       }
       if (BigInt(p.get.text) > Lexicon.maxPrecision) {
-        throw OverjoinErrors.badPrecision(c.span(p.get), p.get.text, unit, input)
+        throw OverjoinErrors.badPrecision(c.span(p.get), p.get.text, unit, window)
       }
       j += 3
     }

@@ -68,7 +68,7 @@ private[parser] final class JoinParser(c: TokenCursor, inputs: InputParser, inte
     if (i < to && inputs.isWithinClause(i, to)) {
       if (within.isDefined) c.syntax(i, "one WITHIN per join (this join has one already)")
       if (asof) inputs.notAJoinInput(tokens(i), right, "an ASOF join takes no window")
-      val (micros, next) = intervals.duration(i + 1, to, right.displayName)
+      val (micros, next) = intervals.duration(i + 1, to, WindowNames.join(right.displayName))
       b.blanks += ((tokens(i).start, tokens(next - 1).end))
       right.within = Some((micros, tokens(i).start))
       within = Some(micros)

@@ -34,7 +34,7 @@ private[parser] final class SlidingWindowParser(c: TokenCursor, windows: WindowS
       return (base.copy(unbounded = unbounded.map(k => position(tokens(k))),
         following = following.map(k => position(tokens(k)))), Nil)
     }
-    val frame = windows.frame(frameIdx, close, name.getOrElse(c.text(open, close + 1)))
+    val frame = windows.frame(frameIdx, close, WindowNames.function(name.getOrElse(c.text(open, close + 1))))
     (base.copy(frame = Some(frame)), Seq((tokens(frameIdx).start, tokens(close - 1).end)))
   }
 

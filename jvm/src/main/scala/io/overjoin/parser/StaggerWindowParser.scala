@@ -19,7 +19,6 @@ import io.overjoin.model.{Replacement, StaggerWindowCall}
 private[parser] final class StaggerWindowParser(c: TokenCursor, intervals: IntervalParser) {
   import c.{sql, tokens}
 
-  private val Input = "WINDOWED BY STAGGER"
 
   /** `WINDOWED BY STAGGER` starts at token `i`. */
   def startsAt(i: Int, end: Int): Boolean =
@@ -38,7 +37,7 @@ private[parser] final class StaggerWindowParser(c: TokenCursor, intervals: Inter
     val keys = c.splitAtCommas(p + 2, range)
     if (keys.isEmpty) c.syntax(p + 2, "an expression after PARTITION BY")
     if (range >= close) c.syntax(close, "RANGE INTERVAL ... after the PARTITION BY keys")
-    val (micros, next) = intervals.duration(range + 1, close, Input)
+    val (micros, next) = intervals.duration(range + 1, close, WindowNames.Stagger)
     if (next != close) c.syntax(next, ") closing WINDOWED BY STAGGER (")
     if (micros <= 0) {
       throw OverjoinErrors.syntaxDetail(c.span(tokens(range + 1), tokens(close - 1)), c.text(range + 1, close),

@@ -62,8 +62,8 @@ private[parser] final class WindowSpecParser(c: TokenCursor, intervals: Interval
       c.syntax(math.min(i, c.n - 1), "RANGE or ROWS in the join window", atEnd = i >= c.n || i == to)
     }
     val (frame, next) = tokens(i) match {
-      case t if t.isWord("RANGE") => range(i + 1, to, input)
-      case t if t.isWord("ROWS") => rows(i + 1, to, input)
+      case t if t.isWord("RANGE") => range(i + 1, to, WindowNames.join(input))
+      case t if t.isWord("ROWS") => rows(i + 1, to, WindowNames.join(input))
       case _ => c.syntax(i, "RANGE or ROWS in the join window")
     }
     if (next != to) c.syntax(next, "the end of the window specification")
@@ -72,12 +72,13 @@ private[parser] final class WindowSpecParser(c: TokenCursor, intervals: Interval
 
   /**
    * A frame alone, tokens [from, to): `RANGE ...` or `ROWS ...` as in a join window (the window of
-   * a window function in a streaming block, docs/semantics.md §12). `input` names the window in errors.
+   * a window function in a streaming block, docs/semantics.md §12). `window` names the window in
+   * errors ([[WindowNames]]).
    */
-  def frame(from: Int, to: Int, input: String): JoinFrame = {
+  def frame(from: Int, to: Int, window: String): JoinFrame = {
     val (frame, next) = tokens(from) match {
-      case t if t.isWord("RANGE") => range(from + 1, to, input)
-      case t if t.isWord("ROWS") => rows(from + 1, to, input)
+      case t if t.isWord("RANGE") => range(from + 1, to, window)
+      case t if t.isWord("ROWS") => rows(from + 1, to, window)
       case _ => c.syntax(from, "RANGE or ROWS")
     }
     if (next != to) c.syntax(next, "the end of the window specification")
@@ -108,52 +109,52 @@ private[parser] final class WindowSpecParser(c: TokenCursor, intervals: Interval
   private case object Current extends Bound { val amount = 0L }
   private final case class Preceding(amount: Long) extends Bound
 
-  private def range(from: Int, to: Int, input: String): (JoinFrame, Int) = {
+  private def range(from: Int, to: Int, window: String): (JoinFrame, Int) = {
     if (from < to && tokens(from).isWord("BETWEEN")) {
-      val (a, i1) = rangeBound(from + 1, to, input)
+      val (a, i1) = rangeBound(from + 1, to, window)
       if (!(i1 < to && tokens(i1).isWord("AND"))) c.syntax(i1, "AND in RANGE BETWEEN ... AND ...", atEnd = i1 >= to)
-      val (b, i2) = rangeBound(i1 + 1, to, input)
-      if (a.amount < b.amount) boundsOrder(from, i1, i2, input)
+      val (b, i2) = rangeBound(i1 + 1, to, window)
+      if (a.amount < b.amount) boundsOrder(from, i1, i2, window)
       (RangeFrame(a.amount, b.amount), i2)
     } else {
-      val (a, i1) = rangeBound(from, to, input)
+      val (a, i1) = rangeBound(from, to, window)
       (RangeFrame(a.amount, 0L), i1)
     }
   }
 
   /** `CURRENT ROW`, or the error for `UNBOUNDED`, as RANGE and ROWS frames share them; None otherwise. */
-  private def currentRowOrUnbounded(i: Int, to: Int, expected: String, input: String): Option[(Bound, Int)] = {
+  private def currentRowOrUnbounded(i: Int, to: Int, expected: String, window: String): Option[(Bound, Int)] = {
     if (i >= to) c.syntax(i, expected, atEnd = true)
     val t = tokens(i)
     if (t.isWord("CURRENT")) {
       if (!(i + 1 < to && tokens(i + 1).isWord("ROW"))) c.syntax(i + 1, "ROW after CURRENT", atEnd = i + 1 >= to)
       Some((Current, i + 2))
     } else if (t.isWord("UNBOUNDED")) {
-      throw OverjoinErrors.unbounded(c.span(t), input)
+      throw OverjoinErrors.unbounded(c.span(t), window)
     } else None
   }
 
-  private def rangeBound(i: Int, to: Int, input: String): (Bound, Int) =
-    currentRowOrUnbounded(i, to, "INTERVAL ... PRECEDING or CURRENT ROW", input).getOrElse {
-      val (micros, next) = intervals.duration(i, to, input)
-      direction(next, to, input)
+  private def rangeBound(i: Int, to: Int, window: String): (Bound, Int) =
+    currentRowOrUnbounded(i, to, "INTERVAL ... PRECEDING or CURRENT ROW", window).getOrElse {
+      val (micros, next) = intervals.duration(i, to, window)
+      direction(next, to, window)
       (Preceding(micros), next + 1)
     }
 
-  private def direction(i: Int, to: Int, input: String): Unit = {
-    if (i < to && tokens(i).isWord("FOLLOWING")) throw OverjoinErrors.following(c.span(tokens(i)), input)
+  private def direction(i: Int, to: Int, window: String): Unit = {
+    if (i < to && tokens(i).isWord("FOLLOWING")) throw OverjoinErrors.following(c.span(tokens(i)), window)
     if (!(i < to && tokens(i).isWord("PRECEDING"))) c.syntax(i, "PRECEDING", atEnd = i >= to)
   }
 
-  private def rows(from: Int, to: Int, input: String): (JoinFrame, Int) = {
-    def bound(i: Int): (Bound, Int) = currentRowOrUnbounded(i, to, "a row count PRECEDING or CURRENT ROW", input).getOrElse {
+  private def rows(from: Int, to: Int, window: String): (JoinFrame, Int) = {
+    def bound(i: Int): (Bound, Int) = currentRowOrUnbounded(i, to, "a row count PRECEDING or CURRENT ROW", window).getOrElse {
       val t = tokens(i)
       if (t.isSymbol("-") && i + 1 < to && tokens(i + 1).kind == TokenKind.Number) {
-        throw OverjoinErrors.negativeSize(c.span(t, tokens(i + 1)), input, "-" + tokens(i + 1).text)
+        throw OverjoinErrors.negativeSize(c.span(t, tokens(i + 1)), window, "-" + tokens(i + 1).text)
       } else if (t.kind == TokenKind.Number && t.text.forall(_.isDigit)) {
         val count = BigInt(t.text.dropWhile(_ == '0').take(20).padTo(1, '0'))
         if (!count.isValidLong) throw OverjoinErrors.syntaxDetail(c.span(t), s"'${t.text}'", Lexicon.expected("rowsTooLarge"))
-        direction(i + 1, to, input)
+        direction(i + 1, to, window)
         (Preceding(count.toLong), i + 2)
       } else c.syntax(i, "a row count PRECEDING or CURRENT ROW")
     }
@@ -161,8 +162,8 @@ private[parser] final class WindowSpecParser(c: TokenCursor, intervals: Interval
       val (a, i1) = bound(from + 1)
       if (!(i1 < to && tokens(i1).isWord("AND"))) c.syntax(i1, "AND in ROWS BETWEEN ... AND ...", atEnd = i1 >= to)
       val (b, i2) = bound(i1 + 1)
-      if (a.amount < b.amount) boundsOrder(from, i1, i2, input)
-      if (b.amount != 0) throw OverjoinErrors.rowsEndingBeforeCurrentRow(c.span(tokens(i1 + 1), tokens(i2 - 1)), input)
+      if (a.amount < b.amount) boundsOrder(from, i1, i2, window)
+      if (b.amount != 0) throw OverjoinErrors.rowsEndingBeforeCurrentRow(c.span(tokens(i1 + 1), tokens(i2 - 1)), window)
       (RowsFrame(a.amount), i2)
     } else {
       val (a, i1) = bound(from)
@@ -171,6 +172,6 @@ private[parser] final class WindowSpecParser(c: TokenCursor, intervals: Interval
   }
 
   /** `BETWEEN a AND b` with `a` nearer than `b`: the bounds as the user wrote them. */
-  private def boundsOrder(between: Int, and: Int, end: Int, input: String): Nothing =
-    throw OverjoinErrors.boundsOrder(c.span(tokens(between)), input, c.text(between + 1, and), c.text(and + 1, end))
+  private def boundsOrder(between: Int, and: Int, end: Int, window: String): Nothing =
+    throw OverjoinErrors.boundsOrder(c.span(tokens(between)), window, c.text(between + 1, and), c.text(and + 1, end))
 }
