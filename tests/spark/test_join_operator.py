@@ -89,7 +89,20 @@ def test_state_of_an_unknown_format_is_refused_with_a_clear_error(spark):
     with pytest.raises(Exception) as failure:
         blob_cls.due(bytes(future))
     assert "OJ401" in str(failure.value) and "OVERJOIN_STATE_FORMAT" in str(failure.value)
+    assert "state of a windowed join in format 3" in str(failure.value)
     assert "formats 1 and 2" in str(failure.value)
+
+
+def test_sliding_state_of_an_unknown_format_names_the_sliding_window(spark):
+    """A sliding window's state blob of a format this release does not know fails with OJ401, and
+    the message says whose state it is (not a join's)."""
+    state = spark._jvm.io.overjoin.execution.sliding.SlidingState
+    assert state.decode(bytes([1, 0, 0, 0, 0]), 4, "a sliding window").size() == 0
+    with pytest.raises(Exception) as failure:
+        state.decode(bytes([9, 0, 0, 0, 0]), 4, "a sliding window")
+    message = str(failure.value)
+    assert "OJ401" in message and "state of a sliding window in format 9" in message, message
+    assert "(it reads formats 1)" in message, message
 
 
 def test_a_join_reuses_its_generated_code_across_micro_batches(spark):

@@ -183,9 +183,10 @@ object OverjoinErrors {
 
   // -- Errors while a query runs ---------------------------------------------------------------
 
-  def stateFormat(found: Int, supported: String): OverjoinRuntimeException =
+  /** `operator`: "a windowed join", "a sliding window", "a stagger window". */
+  def stateFormat(operator: String, found: Int, supported: String): OverjoinRuntimeException =
     new OverjoinRuntimeException(ErrorCatalogue("OVERJOIN_STATE_FORMAT"),
-      Map("found" -> found.toString, "supported" -> supported))
+      Map("operator" -> operator, "found" -> found.toString, "supported" -> supported))
 
   def internal(detail: String): OverjoinAnalysisException =
     analysis("OVERJOIN_INTERNAL_ERROR", Origin(), "detail" -> detail)

@@ -87,7 +87,7 @@ object JoinStateBlob {
 
   private def format(base: AnyRef, at: Long): Byte = {
     val format = Platform.getByte(base, at)
-    if (format != Format && format != Format1) throw OverjoinErrors.stateFormat(format.toInt, s"$Format1 and $Format")
+    if (format != Format && format != Format1) throw OverjoinErrors.stateFormat("a windowed join", format.toInt, s"$Format1 and $Format")
     format
   }
 

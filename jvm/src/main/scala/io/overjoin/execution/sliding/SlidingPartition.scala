@@ -4,11 +4,10 @@ import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, GenericInternalRow, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.execution.window.WindowEvaluatorFactory
-import org.apache.spark.sql.types.StructType
 
 /**
  * What a sliding window's task needs besides its rows and its store (serializable, sent to tasks).
@@ -23,7 +22,6 @@ final case class SlidingTaskSpec(
     childOutput: Seq[Attribute],
     keepMicros: Long,
     keepRows: Long,
-    valueSchema: StructType,
     evaluation: String = "incremental",
     operator: String = "")
 
@@ -70,8 +68,11 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
         if (t <= lateUs) counters.dropped += 1
         else {
           val key = keyOf(row).copy()
-          fresh.getOrElseUpdate(key, ArrayBuffer.empty) += HeldRow(t, (batchId << 32) | seq, emitted = false,
-            toUnsafe(row).copy())
+          val unsafe = row match {
+            case u: UnsafeRow if u.numFields == numFields => u.copy()
+            case _ => toUnsafe(row).copy()
+          }
+          fresh.getOrElseUpdate(key, ArrayBuffer.empty) += HeldRow(t, (batchId << 32) | seq, emitted = false, unsafe)
           seq += 1
         }
       }
@@ -83,7 +84,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     store.iterator().foreach { pair =>
       if (!fresh.contains(pair.key)) {
         if (evictUs != SlidingPartition.NoWatermark && pair.value.getLong(0) <= evictUs) due += pair.key.copy()
-        else stateRows += java.nio.ByteBuffer.wrap(pair.value.getBinary(1), 1, 4).getInt()
+        else stateRows += SlidingState.rowCount(SlidingState.blobOf(pair.value, 1))
       }
     }
     val evalRows = ArrayBuffer.empty[UnsafeRow]
@@ -91,7 +92,11 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
     val evaluated = ArrayBuffer.empty[UnsafeRow]
     def visit(key: UnsafeRow, added: ArrayBuffer[HeldRow]): Unit = {
       val stored = store.get(key)
-      val held = if (stored == null) ArrayBuffer.empty[HeldRow] else SlidingState.decode(stored.getBinary(1), numFields)
+      // The rows point into the stored value's bytes, which stay as they are (a put stores new
+      // bytes); the Spark evaluation keeps rows of several keys, so it decodes a copy.
+      val held = if (stored == null) ArrayBuffer.empty[HeldRow]
+        else if (dueOnly.isDefined) SlidingState.decode(SlidingState.blobOf(stored, 1), numFields, "a sliding window")
+        else SlidingState.decode(stored.getBinary(1), numFields, "a sliding window")
       val rows = if (added.isEmpty) held else SlidingState.merged(held, added)
       val n = rows.size
       val isDue = new Array[Boolean](n)
@@ -113,7 +118,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
       if (kept.isEmpty) {
         if (held.nonEmpty) { store.remove(key); counters.removedKeys += 1 }
       } else if (added.nonEmpty || dueRows > 0 || kept.size != n) {
-        store.put(key, valueOf(new GenericInternalRow(Array[Any](SlidingState.pending(kept), SlidingState.encode(kept)))))
+        store.put(key, SlidingState.valueRow(SlidingState.pending(kept), kept))
         counters.updatedKeys += 1
       }
     }
@@ -175,7 +180,6 @@ object SlidingPartition {
     val toUnsafe: UnsafeProjection = UnsafeProjection.create(spec.childOutput.map(_.dataType).toArray)
     val keyOf: UnsafeProjection = UnsafeProjection.create(spec.keyExpressions, spec.childOutput)
     val rowtimeOf: Expression = BindReferences.bindReference(spec.orderSpec.head.child, spec.childOutput)
-    val valueOf: UnsafeProjection = UnsafeProjection.create(spec.valueSchema)
     // The due rows' values alone, when the window expressions allow it; else (and always with
     // spark.overjoin.sliding.evaluation = spark) Spark's evaluator over every row of the visited keys.
     val dueOnly: Option[DueRowAggregates] = spec.evaluation match {

@@ -33,25 +33,76 @@ object SlidingState {
   val NoPending: Long = Long.MaxValue
 
   def encode(rows: scala.collection.Seq[HeldRow]): Array[Byte] = {
+    val bytes = new Array[Byte](encodedSize(rows))
+    write(rows, ByteBuffer.wrap(bytes))
+    bytes
+  }
+
+  private def encodedSize(rows: scala.collection.Seq[HeldRow]): Int = {
     var size = 5
     rows.foreach(r => size += 21 + r.row.getSizeInBytes)
-    val buf = ByteBuffer.allocate(size)
+    size
+  }
+
+  private def write(rows: scala.collection.Seq[HeldRow], buf: ByteBuffer): Unit = {
     buf.put(Format).putInt(rows.size)
     rows.foreach { r =>
       buf.putLong(r.rowtime).putLong(r.seq).put(if (r.emitted) 1.toByte else 0.toByte).putInt(r.row.getSizeInBytes)
       r.row.writeTo(buf)
     }
-    buf.array()
   }
+
+  /**
+   * The state value of a key: the two-field row `(pending: Long, rows: Binary)` of the sliding
+   * window's value schema, its blob `encode(rows)` written in place, so the blob is not copied again
+   * into a projection's buffer. The bytes are those `UnsafeProjection` writes for that row: a null
+   * bitset word, `pending`, the blob's offset and size, the blob padded with zeros to a word.
+   */
+  def valueRow(pending: Long, rows: scala.collection.Seq[HeldRow]): UnsafeRow = {
+    val size = encodedSize(rows)
+    val fixed = 24 // null bitset word, pending, (offset << 32 | size) of the blob
+    val bytes = new Array[Byte](fixed + ((size + 7) & ~7))
+    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 8, pending)
+    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 16, (fixed.toLong << 32) | size.toLong)
+    write(rows, ByteBuffer.wrap(bytes, fixed, size))
+    val row = new UnsafeRow(2)
+    row.pointTo(bytes, bytes.length)
+    row
+  }
+
+  /**
+   * The blob in binary field `ordinal` of a state value, as a buffer at its first byte: over the
+   * value's own bytes when they are a byte array (no copy; the store never changes a value it
+   * returned: a put stores a new one), else over a copy.
+   */
+  def blobOf(value: UnsafeRow, ordinal: Int): ByteBuffer = value.getBaseObject match {
+    case bytes: Array[Byte] =>
+      val offsetAndSize = value.getLong(ordinal)
+      val start = (value.getBaseOffset - Platform.BYTE_ARRAY_OFFSET + (offsetAndSize >>> 32)).toInt
+      ByteBuffer.wrap(bytes, start, offsetAndSize.toInt).slice()
+    case _ => ByteBuffer.wrap(value.getBinary(ordinal))
+  }
+
+  /** The number of rows in a blob, read from its header. */
+  def rowCount(blob: ByteBuffer): Int = blob.getInt(1)
 
   /**
    * The rows of a blob. Each row points into `bytes` (no copy per row), so `bytes` must not change
    * while the rows are in use: the blob read from the store's value is a copy of its own.
    */
-  def decode(bytes: Array[Byte], numFields: Int): ArrayBuffer[HeldRow] = {
-    val buf = ByteBuffer.wrap(bytes)
+  def decode(bytes: Array[Byte], numFields: Int, operator: String): ArrayBuffer[HeldRow] =
+    decode(ByteBuffer.wrap(bytes), numFields, operator)
+
+  /**
+   * The rows of a blob in `blob` (from its position 0, a buffer over an array: [[blobOf]]), each
+   * pointing into the array, which must not change while the rows are in use.
+   */
+  def decode(blob: ByteBuffer, numFields: Int, operator: String): ArrayBuffer[HeldRow] = {
+    val buf = blob
+    val bytes = buf.array()
+    val base = Platform.BYTE_ARRAY_OFFSET + buf.arrayOffset()
     val format = buf.get()
-    if (format != Format) throw OverjoinErrors.stateFormat(format.toInt, Format.toString)
+    if (format != Format) throw OverjoinErrors.stateFormat(operator, format.toInt, Format.toString)
     val n = buf.getInt()
     val out = new ArrayBuffer[HeldRow](n)
     var i = 0
@@ -61,7 +112,7 @@ object SlidingState {
       val emitted = buf.get() != 0
       val len = buf.getInt()
       val row = new UnsafeRow(numFields)
-      row.pointTo(bytes, Platform.BYTE_ARRAY_OFFSET + buf.position(), len)
+      row.pointTo(bytes, base + buf.position(), len)
       buf.position(buf.position() + len)
       out += HeldRow(rowtime, seq, emitted, row)
       i += 1

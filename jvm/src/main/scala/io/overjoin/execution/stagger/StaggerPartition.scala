@@ -108,7 +108,7 @@ final class StaggerPartition(spec: StaggerTaskSpec, store: StateStore, lateUs: L
     def visit(key: UnsafeRow, added: Seq[HeldRow]): Unit = {
       val stored = Option(store.get(key))
       var open = stored.map(_.getLong(0)).getOrElse(StaggerRule.NoOpen)
-      val held = stored.map(v => SlidingState.decode(v.getBinary(2), numFields)).getOrElse(ArrayBuffer.empty)
+      val held = stored.map(v => SlidingState.decode(v.getBinary(2), numFields, "a stagger window")).getOrElse(ArrayBuffer.empty)
       val rows = if (added.isEmpty) held else SlidingState.merged(held, added)
       val (ready, waiting) =
         if (evictUs == noWatermark) (IndexedSeq.empty, rows) else rows.partition(_.rowtime <= evictUs)

@@ -60,7 +60,7 @@ case class SlidingWindowExec(
     metrics // the accumulators exist on the driver before the tasks use them
     val (lateUs, evictUs) = watermarksMicros()
     val spec = SlidingTaskSpec(windowExpressions, partitionSpec, keyExpressions, orderSpec, child.output,
-      keepMicros, keepRows, valueSchema, evaluation = conf.getConf(OverjoinConfEntries.SlidingEvaluation),
+      keepMicros, keepRows, evaluation = conf.getConf(OverjoinConfEntries.SlidingEvaluation),
       operator = s"${getStateInfo.queryRunId}/${getStateInfo.operatorId}")
     val batchId = getStateInfo.storeVersion
     val numOutput = longMetric("numOutputRows")
