@@ -26,26 +26,46 @@ echo "== starting overjoin server (state in $WORK/state)"
   --conf spark.sql.session.timeZone=UTC > "$WORK/server.out" 2> "$WORK/server.err" &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
-until grep -qs "overjoin server ready" "$WORK/server.out"; do
-  kill -0 $SERVER 2>/dev/null || { cat "$WORK/server.err"; exit 1; }
-  sleep 1
-done
+alive() { kill -0 $SERVER 2>/dev/null || { cat "$WORK/server.err"; exit 1; }; }
+until grep -qs "overjoin server ready" "$WORK/server.out"; do alive; sleep 0.2; done
 cat "$WORK/server.out"
 
 echo "== app.sql"
 sed "s#\${DATA}#$DATA#g" "$HERE/app.sql" > "$WORK/app.sql"
 bl -f "$WORK/app.sql"
 
+# taken FILE N: waits until N pumps have taken the input file FILE into a micro-batch (its name is
+# in their checkpoints' file-source logs, <state>/checkpoints/<pump>/sources/<n>/<batch>). A file
+# fed after that goes into a later micro-batch, which runs with the watermark this one moved.
+taken() {
+  local deadline=$((SECONDS + 600))
+  until [ "$(grep -ls "/$1\"" "$WORK"/state/checkpoints/*/sources/*/* 2>/dev/null | sed 's#/sources/.*##' | sort -u | wc -l)" -ge "$2" ]; do
+    alive; [ $SECONDS -lt $deadline ] || { echo "no $2 pumps took $1 in 10 minutes" >&2; exit 1; }
+    sleep 0.2
+  done
+}
+# rows_out PUMP: the rows PUMP has written to its target stream, from the server's log (the pump's
+# sink logs `pump PUMP: batch N wrote R rows to ...` once a batch's rows are visible to readers).
+rows_out() {
+  sed -nE "s/.* PumpSink: pump $1: batch [0-9]+ wrote ([0-9]+) rows .*/\1/p" "$WORK/state/server.log" | awk '{n += $1} END {print n + 0}'
+}
+
 echo "== feeding input files"
+# The orders first, in a micro-batch of their own (fast_pump reads them); then each shipments file
+# in a micro-batch of its own (fast_pump and HOURLY_PUMP read them).
 for f in "$HERE"/data/orders-*.json; do cp "$f" "$DATA/orders/.tmp" && mv "$DATA/orders/.tmp" "$DATA/orders/$(basename "$f")"; done
-sleep 3
-for f in "$HERE"/data/shipments-*.json; do cp "$f" "$DATA/shipments/.tmp" && mv "$DATA/shipments/.tmp" "$DATA/shipments/$(basename "$f")"; sleep 2; done
+taken "$(basename "$f")" 1  # the last orders file: the others were moved before it
+for f in "$HERE"/data/shipments-*.json; do
+  cp "$f" "$DATA/shipments/.tmp" && mv "$DATA/shipments/.tmp" "$DATA/shipments/$(basename "$f")"
+  taken "$(basename "$f")" 2
+done
 
 echo "== waiting for the pumps to catch up"
-for _ in $(seq 90); do
-  n=$(bl -e "SELECT (SELECT count(*) FROM big_fast_shipments) || '/' || (SELECT count(*) FROM shipments_per_hour)")
-  [ "$n" = "2/4" ] && break
-  sleep 2
+# Until big_fast_shipments holds its 2 rows and shipments_per_hour its 4 (their pumps are their only writers).
+deadline=$((SECONDS + 600))
+until [ "$(rows_out big_pump)/$(rows_out HOURLY_PUMP)" = "2/4" ]; do
+  alive; [ $SECONDS -lt $deadline ] || { echo "the pumps did not catch up in 10 minutes" >&2; break; }
+  sleep 0.2
 done
 echo "== SHOW PUMPS"
 bl -e "SHOW PUMPS"

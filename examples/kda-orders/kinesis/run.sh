@@ -45,7 +45,7 @@ echo "== starting overjoin server (state in $WORK/state)"
 SERVER=$!
 until grep -qs "overjoin server ready" "$WORK/server.out"; do
   kill -0 $SERVER 2>/dev/null || { cat "$WORK/server.err"; exit 1; }
-  sleep 1
+  sleep 0.2
 done
 cat "$WORK/server.out"
 
@@ -54,16 +54,15 @@ sed "s#\${DATA}#$DATA#g; s#\${ENDPOINT}#$ENDPOINT#g" "$HERE/app.sql" > "$WORK/ap
 bl -f "$WORK/app.sql"
 
 echo "== putting the input records"
+# The orders first, taken into a micro-batch of their own (fast_pump reads them); then each file of
+# shipments, taken into a micro-batch of its own (fast_pump and HOURLY_PUMP read them): `kio taken`
+# waits until the pumps' checkpoints have planned a batch through the stream's last record.
 for f in "$DATAFILES"/orders-*.json; do kio put orders "$f"; done
-sleep 3
-for f in "$DATAFILES"/shipments-*.json; do kio put shipments "$f"; sleep 3; done
+kio taken orders "$WORK/state" 1
+for f in "$DATAFILES"/shipments-*.json; do kio put shipments "$f"; kio taken shipments "$WORK/state" 2; done
 
 echo "== waiting for the pumps to catch up"
-for _ in $(seq 200); do
-  n="$(kio count fast_shipments)/$(kio count shipments_per_hour)"
-  [ "$n" = "3/4" ] && break
-  sleep 2
-done
+kio counts fast_shipments=3 shipments_per_hour=4
 echo "== SHOW PUMPS"
 bl -e "SHOW PUMPS"
 echo "== fast_shipments (Kinesis records)"
