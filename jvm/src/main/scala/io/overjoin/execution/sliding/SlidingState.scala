@@ -88,7 +88,7 @@ object SlidingState {
 
   /**
    * The rows of a blob. Each row points into `bytes` (no copy per row), so `bytes` must not change
-   * while the rows are in use: the blob read from the store's value is a copy of its own.
+   * while the rows are in use. `operator` names whose state it is in OJ401 ("a sliding window").
    */
   def decode(bytes: Array[Byte], numFields: Int, operator: String): ArrayBuffer[HeldRow] =
     decode(ByteBuffer.wrap(bytes), numFields, operator)
