@@ -120,6 +120,13 @@ class Server:
         finally:
             conn.close()
 
+    def settled(self, pump: str) -> tuple | None:
+        """SHOW PUMPS' row of ``pump`` once it runs and is idle: its last trigger found no new record
+        and no batch is in flight, so a later batch would add nothing. Waited for before a test counts
+        what a pump wrote, to see any record it would write twice."""
+        p = {r[0]: r for r in self.query("SHOW PUMPS")}[pump]
+        return p if p[1] == "RUNNING" and p[3] is True else None
+
     def execute(self, *statements: str) -> None:
         conn = self.hive()
         try:

@@ -85,14 +85,6 @@ def pumps(server: Server) -> dict[str, tuple]:
     return {r[0]: r for r in server.query("SHOW PUMPS")}
 
 
-def settled(server: Server, pump: str) -> tuple | None:
-    """SHOW PUMPS' row of ``pump`` once it runs and is idle: its last trigger found no new record
-    and no batch is in flight, so a later batch would add nothing. Waited for before a test counts
-    what a pump wrote, to see any record it would write twice."""
-    p = pumps(server)[pump]
-    return p if p[1] == "RUNNING" and p[3] is True else None
-
-
 def error_of(server: Server, sql: str) -> str:
     with pytest.raises(Exception) as info:
         server.query(sql)
@@ -305,7 +297,7 @@ def test_shard_merge_while_running(servers: Servers, moto: Moto) -> None:
     # (so the pump reads ids 0..19 again, from there), and it puts records written after a merge
     # into the closed parents rather than the merged shard: so this test writes none after it.
     wait_until(lambda: len(sent()) >= 40, what="40 records in merged_out")
-    wait_until(lambda: settled(server, "k_merge_pump"), what="k_merge_pump idle")  # or a later batch adds more
+    wait_until(lambda: server.settled("k_merge_pump"), what="k_merge_pump idle")  # or a later batch adds more
     got = sent()
     assert len(got) == 40, [r["id"] for r in got]
     for k in (a, b):
@@ -337,7 +329,7 @@ def test_throttled_records_are_sent_again(servers: Servers, moto: Moto) -> None:
             return sorted(json.loads(r)["id"] for r in moto.read_all("throttled"))
 
         wait_until(lambda: len(ids_sent()) >= 600, what="600 records in throttled")
-        wait_until(lambda: settled(server, "k_throttle_pump"), what="k_throttle_pump idle")
+        wait_until(lambda: server.settled("k_throttle_pump"), what="k_throttle_pump idle")
         assert ids_sent() == list(range(600))
         counts = proxy.counts
         assert counts.throttled_calls == 1
@@ -355,7 +347,7 @@ def test_throttled_records_are_sent_again(servers: Servers, moto: Moto) -> None:
         proxy.set_plan(["pass"])
         server.execute("ALTER PUMP k_throttle_pump START")
         wait_until(lambda: len(ids_sent()) >= 610, what="ids 600..609 after the restart")
-        wait_until(lambda: settled(server, "k_throttle_pump"), what="k_throttle_pump idle after the restart")
+        wait_until(lambda: server.settled("k_throttle_pump"), what="k_throttle_pump idle after the restart")
         assert ids_sent() == list(range(610))  # the failed batch wrote nothing, so once each
         assert pumps(server)["k_throttle_pump"][1] == "RUNNING"
     finally:

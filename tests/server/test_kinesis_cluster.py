@@ -71,8 +71,7 @@ def test_kinesis_pump_on_a_standalone_cluster(tmp_path: Path, monkeypatch: pytes
         wait_until(lambda: len(sent()) >= 150, what="150 records in cluster_out")
         # Idle: its last trigger found no new record and no batch is in flight (a later batch would
         # add nothing), so any record written twice is in cluster_out now.
-        wait_until(lambda: (lambda p: p[1] == "RUNNING" and p[3] is True)(
-            {r[0]: r for r in server.query("SHOW PUMPS")}["c_pump"]), what="c_pump idle")  # fmt: skip
+        wait_until(lambda: server.settled("c_pump"), what="c_pump idle")
         got = sent()
         # At least once is the promise; without failures, each record exactly once.
         assert sorted(r["id"] for r in got) == list(range(150))
