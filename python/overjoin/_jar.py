@@ -7,6 +7,13 @@ from pathlib import Path
 #: The class to name in ``spark.sql.extensions``.
 EXTENSION_CLASS = "io.overjoin.OverjoinExtensions"
 
+#: Spark's setting naming the class that writes streaming checkpoints, and overjoin's class for it:
+#: checkpoints on the local file system written without forking a ``chmod`` or ``readlink``
+#: process per file (docs/operator.md, "Checkpoints on the local file system"). Other file systems
+#: get Spark's own manager. ``configure()`` and ``overjoin server`` set it unless it is set already.
+CHECKPOINT_MANAGER_SETTING = "spark.sql.streaming.checkpointFileManagerClass"
+CHECKPOINT_MANAGER_CLASS = "io.overjoin.streaming.LocalCheckpointFileManager"
+
 _JAR = Path(__file__).resolve().parent / "jars" / "overjoin.jar"
 
 

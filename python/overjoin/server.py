@@ -24,6 +24,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from overjoin._jar import CHECKPOINT_MANAGER_CLASS, CHECKPOINT_MANAGER_SETTING
+
 __all__ = ["MAIN_CLASS", "TOKEN_ENV", "add_arguments", "build_command", "main"]
 
 #: The JVM main class of the server (inside overjoin.jar).
@@ -169,6 +171,10 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         "--conf",
         "spark.driver.host=127.0.0.1",
     ]
+    # Pumps' checkpoints without a process forked per file (overjoin._jar); a --conf naming another
+    # manager wins.
+    if not any(kv.split("=", 1)[0].strip() == CHECKPOINT_MANAGER_SETTING for kv in args.conf):
+        cmd += ["--conf", f"{CHECKPOINT_MANAGER_SETTING}={CHECKPOINT_MANAGER_CLASS}"]
     for kv in args.conf:
         cmd += ["--conf", kv]
     if getattr(args, "jars", None):

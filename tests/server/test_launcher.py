@@ -37,3 +37,13 @@ def test_no_ui_turns_it_off_and_conf_comes_after_the_defaults(tmp_path: Path) ->
     cmd, _ = command_for("--state-dir", str(tmp_path / "s"), "--no-ui", "--conf", "spark.sql.shuffle.partitions=8")
     assert confs(cmd)["spark.ui.enabled"] == "false"
     assert confs(cmd)["spark.sql.shuffle.partitions"] == "8"
+
+
+def test_checkpoints_get_overjoins_manager_unless_conf_names_another(tmp_path: Path) -> None:
+    key = "spark.sql.streaming.checkpointFileManagerClass"
+    cmd, _ = command_for("--state-dir", str(tmp_path / "s"))
+    assert confs(cmd)[key] == "io.overjoin.streaming.LocalCheckpointFileManager"
+    cmd, _ = command_for("--state-dir", str(tmp_path / "s"), "--conf", f"{key}=com.example.S3Manager")
+    assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "--conf" and cmd[i + 1].startswith(key)] == [
+        f"{key}=com.example.S3Manager"
+    ]

@@ -65,6 +65,16 @@ def test_configure_on_an_empty_builder():
     builder = overjoin.configure(SparkSession.Builder())
     assert builder._options["spark.sql.extensions"] == overjoin.EXTENSION_CLASS
     assert builder._options["spark.jars"] == overjoin.jar_path()
+    assert builder._options["spark.sql.streaming.checkpointFileManagerClass"] == (
+        "io.overjoin.streaming.LocalCheckpointFileManager"
+    )
+
+
+def test_configure_keeps_a_checkpoint_manager_already_named():
+    builder = SparkSession.Builder()
+    builder.config("spark.sql.streaming.checkpointFileManagerClass", "com.example.S3Manager")
+    overjoin.configure(builder)
+    assert builder._options["spark.sql.streaming.checkpointFileManagerClass"] == "com.example.S3Manager"
 
 
 def test_extension_is_active_in_the_test_session(spark):
