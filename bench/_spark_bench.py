@@ -143,6 +143,24 @@ class Size:
         return med["overjoin"] / med[other], pairs
 
 
+# --checkpoints: who writes the Spark engines' checkpoint files (docs/operator.md, "Checkpoints on
+# the local file system"); the value of spark.sql.streaming.checkpointFileManagerClass (None: unset).
+CHECKPOINTS = {
+    "overjoin": (
+        "io.overjoin.streaming.LocalCheckpointFileManager",
+        "checkpoints by overjoin's file manager (overjoin.session()'s default; no process forked per file)",
+    ),
+    "spark": (None, "checkpoints by Spark's own file manager (Hadoop forks chmod and readlink per file)"),
+}
+
+
+def set_checkpoints(spark: Any, which: str) -> None:
+    """Name ``--checkpoints``' manager in the session (queries started after this use it)."""
+    manager = CHECKPOINTS[which][0]
+    key = "spark.sql.streaming.checkpointFileManagerClass"
+    spark.conf.set(key, manager) if manager else spark.conf.unset(key)
+
+
 def batch_files(batch_seconds: str, rows: int, step_us: int) -> list[tuple[int, int]]:
     """(seconds, files) of each size of ``--batch-seconds`` (comma-separated seconds of event time
     per micro-batch) for ``rows`` rows per input ``step_us`` apart: one file per micro-batch."""
@@ -150,13 +168,20 @@ def batch_files(batch_seconds: str, rows: int, step_us: int) -> list[tuple[int, 
 
 
 def run_options(p: argparse.ArgumentParser, per: str = "") -> None:
-    """--store, --runs, --warmups and --no-write, as every engine-against-engine benchmark takes them."""
+    """--store, --checkpoints, --runs, --warmups and --no-write, as every engine-against-engine benchmark takes them."""
     p.add_argument(
         "--store",
         choices=tuple(STORES),
         default="hdfs",
         help="Spark's state store for every Spark engine (default hdfs, Spark's default; rocksdb: with "
         "changelog checkpointing)",
+    )
+    p.add_argument(
+        "--checkpoints",
+        choices=tuple(CHECKPOINTS),
+        default="overjoin",
+        help="who writes every Spark engine's checkpoint files (default overjoin: overjoin.session()'s file "
+        "manager; spark: Spark's own, which forks chmod and readlink per file without Hadoop's native library)",
     )
     p.add_argument("--runs", type=int, default=3, help=f"runs of each engine{per}, alternating (default 3)")
     p.add_argument(

@@ -89,6 +89,7 @@ from _flink import (
 )
 from _results import replace_section
 from _spark_bench import (
+    CHECKPOINTS,
     MEASURE,
     STORES,
     Run,
@@ -100,6 +101,7 @@ from _spark_bench import (
     run_options,
     run_table,
     run_to_end,
+    set_checkpoints,
     start_session,
     versions,
 )
@@ -203,6 +205,7 @@ def run_once(spark: Any, engine: str, folder: Path, args: argparse.Namespace, la
     spark.conf.set("spark.overjoin.join.operator", "overjoin" if engine == "overjoin" else "spark")
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", STORES[args.store][0])
     spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
+    set_checkpoints(spark, args.checkpoints)
     return run_to_end(spark, QUERIES[engine](spark, folder, args), engine, label)
 
 
@@ -317,7 +320,7 @@ def report(args: argparse.Namespace, sizes: list[Size], command: str, software: 
         "time per input, rows out of order by up to 3 s, then one flush row per input in a file of its own (an hour "
         "past the last window, a key of its own; counted in input and output rows); "
         f"`a {args.how.upper()} JOIN b` with a {args.window} s RANGE window on `b`, lateness {args.lateness} s; "
-        f"Spark: `local[2]`, 2 shuffle partitions, {STORES[args.store][1]}.",
+        f"Spark: `local[2]`, 2 shuffle partitions, {STORES[args.store][1]}, {CHECKPOINTS[args.checkpoints][1]}.",
         "",
         f"{MEASURE} Engines alternate run by run after {args.warmups} unreported warm-up(s) of each, at each size; "
         "medians of the runs. Flink has no micro-batches: it reads the same rows from one CSV file per input, so "

@@ -87,6 +87,7 @@ from _flink import (
 )
 from _results import replace_section
 from _spark_bench import (
+    CHECKPOINTS,
     MEASURE,
     STORES,
     Run,
@@ -98,6 +99,7 @@ from _spark_bench import (
     run_options,
     run_table,
     run_to_end,
+    set_checkpoints,
     start_session,
     versions,
 )
@@ -156,6 +158,7 @@ def configure(spark: Any, args: argparse.Namespace, engine: str = "overjoin") ->
     spark.conf.set("spark.overjoin.sliding.evaluation", EVALUATIONS.get(engine, "incremental"))
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", STORES[args.store][0])
     spark.conf.set("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
+    set_checkpoints(spark, args.checkpoints)
 
 
 def run_spark(spark: Any, engine: str, folder: Path, args: argparse.Namespace, label: str) -> Run:
@@ -318,7 +321,7 @@ def report(
         f"[0, {VALUES}), rows out of order by up to 3 s, then one flush row in a file of its own (an hour later, "
         "a key of its own; counted in input rows, its output filtered out by every engine); Parquet files, one per "
         f"micro-batch (`Trigger.AvailableNow`, `noop` sink); lateness {args.lateness} s; Spark: `local[2]`, "
-        f"2 shuffle partitions, {STORES[args.store][1]}.",
+        f"2 shuffle partitions, {STORES[args.store][1]}, {CHECKPOINTS[args.checkpoints][1]}.",
         "",
         f"{MEASURE} Engines alternate run by run after {args.warmups} unreported warm-up(s) of each; medians of "
         "the runs.",
