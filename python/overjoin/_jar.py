@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 #: The class to name in ``spark.sql.extensions``.
@@ -31,3 +33,34 @@ def jar_path() -> str:
             "`python build_backend/overjoin_build.py`."
         )
     return str(_JAR)
+
+
+def named_outside_the_builder(key: str) -> bool:
+    """Whether a Spark setting ``key`` is given where spark-submit reads settings before a session's
+    builder: ``spark-defaults.conf`` (in ``$SPARK_CONF_DIR``, else ``$SPARK_HOME/conf`` or pyspark's
+    own ``conf``) or ``--conf`` in ``$PYSPARK_SUBMIT_ARGS``. A default overjoin would set there is
+    left to the user's value: a builder's setting would override it."""
+    if re.search(rf"--conf[= ]+['\"]?{re.escape(key)}=", os.environ.get("PYSPARK_SUBMIT_ARGS", "")):
+        return True
+    folders = []
+    if os.environ.get("SPARK_CONF_DIR"):
+        folders.append(Path(os.environ["SPARK_CONF_DIR"]))
+    else:
+        if os.environ.get("SPARK_HOME"):
+            folders.append(Path(os.environ["SPARK_HOME"]) / "conf")
+        try:
+            import pyspark
+
+            folders.append(Path(pyspark.__file__).resolve().parent / "conf")
+        except ImportError:  # pragma: no cover - overjoin's sessions need pyspark anyway
+            pass
+    for folder in folders:
+        defaults = folder / "spark-defaults.conf"
+        try:
+            text = defaults.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        # Java properties: "key value", "key=value" or "key: value"; '#' or '!' starts a comment.
+        if re.search(rf"^[ \t]*{re.escape(key)}[ \t]*[=: \t]", text, re.MULTILINE):
+            return True
+    return False

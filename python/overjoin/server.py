@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from overjoin._jar import CHECKPOINT_MANAGER_CLASS, CHECKPOINT_MANAGER_SETTING
+from overjoin._jar import CHECKPOINT_MANAGER_CLASS, CHECKPOINT_MANAGER_SETTING, named_outside_the_builder
 
 __all__ = ["MAIN_CLASS", "TOKEN_ENV", "add_arguments", "build_command", "main"]
 
@@ -171,9 +171,11 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         "--conf",
         "spark.driver.host=127.0.0.1",
     ]
-    # Pumps' checkpoints without a process forked per file (overjoin._jar); a --conf naming another
-    # manager wins.
-    if not any(kv.split("=", 1)[0].strip() == CHECKPOINT_MANAGER_SETTING for kv in args.conf):
+    # Pumps' checkpoints without a process forked per file (overjoin._jar); a --conf or a
+    # spark-defaults.conf naming another manager wins.
+    if not any(
+        kv.split("=", 1)[0].strip() == CHECKPOINT_MANAGER_SETTING for kv in args.conf
+    ) and not named_outside_the_builder(CHECKPOINT_MANAGER_SETTING):
         cmd += ["--conf", f"{CHECKPOINT_MANAGER_SETTING}={CHECKPOINT_MANAGER_CLASS}"]
     for kv in args.conf:
         cmd += ["--conf", kv]

@@ -5,7 +5,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from overjoin._jar import CHECKPOINT_MANAGER_CLASS, CHECKPOINT_MANAGER_SETTING, EXTENSION_CLASS, jar_path
+from overjoin._jar import (
+    CHECKPOINT_MANAGER_CLASS,
+    CHECKPOINT_MANAGER_SETTING,
+    EXTENSION_CLASS,
+    jar_path,
+    named_outside_the_builder,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
@@ -28,7 +34,8 @@ def configure(builder: Any) -> Any:
 
     The extension jar goes on ``spark.jars`` and the extension class on ``spark.sql.extensions``;
     both are *appended* to what the builder already has, so Delta Lake, Iceberg or any other
-    extension set before (or after) keeps working. Unless the builder names one, Spark's
+    extension set before (or after) keeps working. Unless the builder, ``spark-defaults.conf`` or
+    ``PYSPARK_SUBMIT_ARGS`` names one, Spark's
     checkpoint file manager (``spark.sql.streaming.checkpointFileManagerClass``) becomes overjoin's,
     which writes local checkpoints without forking a process per file and hands every other file
     system to Spark's own (docs/operator.md, "Checkpoints on the local file system")::
@@ -49,7 +56,7 @@ def configure(builder: Any) -> Any:
     jar = jar_path()
     builder.config("spark.jars", _append(options.get("spark.jars"), jar, ","))
     builder.config("spark.sql.extensions", _append(options.get("spark.sql.extensions"), EXTENSION_CLASS, ","))
-    if CHECKPOINT_MANAGER_SETTING not in options:
+    if CHECKPOINT_MANAGER_SETTING not in options and not named_outside_the_builder(CHECKPOINT_MANAGER_SETTING):
         builder.config(CHECKPOINT_MANAGER_SETTING, CHECKPOINT_MANAGER_CLASS)
     return builder
 

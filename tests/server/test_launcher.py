@@ -47,3 +47,11 @@ def test_checkpoints_get_overjoins_manager_unless_conf_names_another(tmp_path: P
     assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "--conf" and cmd[i + 1].startswith(key)] == [
         f"{key}=com.example.S3Manager"
     ]
+
+
+def test_a_manager_in_spark_defaults_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "spark.sql.streaming.checkpointFileManagerClass"
+    (tmp_path / "spark-defaults.conf").write_text(f"{key} com.example.S3Manager\n")
+    monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))
+    cmd, _ = command_for("--state-dir", str(tmp_path / "s"))
+    assert key not in confs(cmd)

@@ -70,6 +70,13 @@ def test_configure_on_an_empty_builder():
     )
 
 
+def test_configure_leaves_a_checkpoint_manager_of_spark_defaults(tmp_path, monkeypatch):
+    (tmp_path / "spark-defaults.conf").write_text("spark.sql.streaming.checkpointFileManagerClass com.example.M\n")
+    monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))
+    builder = overjoin.configure(SparkSession.Builder())
+    assert "spark.sql.streaming.checkpointFileManagerClass" not in builder._options
+
+
 def test_configure_keeps_a_checkpoint_manager_already_named():
     builder = SparkSession.Builder()
     builder.config("spark.sql.streaming.checkpointFileManagerClass", "com.example.S3Manager")
