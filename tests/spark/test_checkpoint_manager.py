@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 
 import overjoin
-from tests.spark.restart_child import case_for, write_batch
-from tests.spark.test_restart import _assert_exact, _expected, _sink_rows, _start, _streams
+from tests.spark.restart_child import case_for
+from tests.spark.test_restart import _assert_exact, _expected, _sink_rows, _streams, feed_restarting_once
 
 pytestmark = pytest.mark.streaming
 
@@ -135,19 +135,7 @@ def _run(spark: Any, manager: str | None, stop_at: int | None, manager_after: st
 
     use(manager)
     try:
-        query = _start(spark, case, views, out, checkpoint)
-        try:
-            for i, batch in enumerate(batches):
-                for view, rows in batch.items():
-                    write_batch(folders[case.views.index(view)], i, rows)
-                query.processAllAvailable()
-                if i == stop_at:
-                    query.stop()
-                    use(manager_after)
-                    query = _start(spark, case, views, out, checkpoint)
-            query.processAllAvailable()
-        finally:
-            query.stop()
+        feed_restarting_once(spark, case, views, folders, out, checkpoint, batches, stop_at, lambda: use(manager_after))
     finally:
         spark.conf.set(SETTING, OURS)
     sunk = _sink_rows(spark, out)

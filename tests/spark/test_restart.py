@@ -112,6 +112,36 @@ def _streams(spark: Any, views: list[str], folders: list[str]) -> None:
         spark.readStream.schema(SCHEMA).json(folder).createOrReplaceTempView(view)
 
 
+def feed_restarting_once(
+    spark: Any,
+    case: Case,
+    views: list[str],
+    folders: list[str],
+    out: str,
+    checkpoint: str,
+    batches: list[dict[str, list[dict[str, Any]]]],
+    stop_at: int | None,
+    before_restart: Any = None,
+) -> None:
+    """Runs ``case`` as a stream into ``out``, one micro-batch per batch, and once batch ``stop_at``
+    is processed stops it, calls ``before_restart()`` (if given) and starts it again from its
+    checkpoint; feeds the rest and processes everything."""
+    query = _start(spark, case, views, out, checkpoint)
+    try:
+        for i, batch in enumerate(batches):
+            for view, rows in batch.items():
+                write_batch(folders[case.views.index(view)], i, rows)
+            query.processAllAvailable()
+            if i == stop_at:
+                query.stop()
+                if before_restart is not None:
+                    before_restart()
+                query = _start(spark, case, views, out, checkpoint)
+        query.processAllAvailable()
+    finally:
+        query.stop()
+
+
 def _log_ids(checkpoint: str, log: str) -> set[int]:
     """The batch ids in a checkpoint's ``offsets`` or ``commits`` log (its files named by number)."""
     path = Path(checkpoint) / log

@@ -19,15 +19,15 @@ from typing import Any
 import pytest
 
 from tests.generators import random_case
-from tests.spark.restart_child import case_for, write_batch
+from tests.spark.restart_child import case_for
 from tests.spark.test_restart import (
     CHILD_CONF,
     _assert_exact,
     _cases,
     _expected,
     _sink_rows,
-    _start,
     _streams,
+    feed_restarting_once,
     kill_9_then_finish,
 )
 
@@ -77,21 +77,10 @@ def test_stop_and_restart_on_rocksdb_returns_the_replay_rows(rocksdb, kind, seed
     out = tempfile.mkdtemp(prefix="overjoin-rocksdb-out-")
     checkpoint = tempfile.mkdtemp(prefix="overjoin-rocksdb-ckpt-")
     _streams(spark, views, folders)
-    stop_at = len(batches) // 2
-    query = _start(spark, case, views, out, checkpoint)
-    try:
-        for i, batch in enumerate(batches):
-            for view, rows in batch.items():
-                write_batch(folders[case.views.index(view)], i, rows)
-            query.processAllAvailable()
-            if i == stop_at:
-                query.stop()
-                # The provider is recorded in the checkpoint: the restart reads it from there.
-                spark.conf.unset(PROVIDER)
-                query = _start(spark, case, views, out, checkpoint)
-        query.processAllAvailable()
-    finally:
-        query.stop()
+    # The provider is recorded in the checkpoint: the restart reads it from there.
+    feed_restarting_once(
+        spark, case, views, folders, out, checkpoint, batches, len(batches) // 2, lambda: spark.conf.unset(PROVIDER)
+    )
     _assert_rocksdb_wrote_the_state(checkpoint)
     _assert_exact(case, _sink_rows(spark, out), _expected(kind, case, batches))
 

@@ -1,7 +1,7 @@
 package io.overjoin.streaming
 
 import java.net.URI
-import java.nio.file.{Files, Path => NioPath}
+import java.nio.file.Files
 import java.nio.file.attribute.PosixFilePermission
 
 import org.apache.hadoop.conf.Configuration
@@ -89,10 +89,8 @@ class NioRawLocalFileSystem extends RawLocalFileSystem {
   }
 
   override def getFileLinkStatus(f: Path): FileStatus =
-    if (NativeIO.isAvailable || isLink(pathToFile(f).toPath)) super.getFileLinkStatus(f)
+    if (NativeIO.isAvailable || Files.isSymbolicLink(pathToFile(f).toPath)) super.getFileLinkStatus(f)
     else getFileStatus(f) // what Hadoop returns for a path that is not a link (FileNotFoundException if absent)
-
-  private def isLink(p: NioPath): Boolean = Files.isSymbolicLink(p)
 }
 
 object NioRawLocalFileSystem {
