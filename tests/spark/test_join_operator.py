@@ -10,6 +10,8 @@ on time, that must meet ``w``. Evicting (or padding) ``w`` one second too early 
 
 from __future__ import annotations
 
+import itertools
+import random
 from datetime import timedelta
 
 import pytest
@@ -70,7 +72,7 @@ def test_a_row_on_the_eviction_edge_still_meets_its_match(spark, kind, window_on
 def test_state_of_an_unknown_format_is_refused_with_a_clear_error(spark):
     """The join's state is versioned (docs/operator.md): a blob written by a later format fails
     with OJ401 (OVERJOIN_STATE_FORMAT) instead of being read wrongly; formats 1 (overjoin 0.1's,
-    without the `held` field) and 2 read."""
+    without the `held` field), 2 and 3 read."""
     blob_cls = spark._jvm.io.overjoin.execution.join.JoinStateBlob
     old = bytearray(25)
     old[0] = 1
@@ -84,13 +86,129 @@ def test_state_of_an_unknown_format_is_refused_with_a_clear_error(spark):
     current[29] = 1
     assert blob_cls.rows(bytes(current)) == 3
     assert blob_cls.held(bytes(current)) == 42
+    current[0] = 3
+    assert blob_cls.rows(bytes(current)) == 3
+    assert blob_cls.held(bytes(current)) == 42
     future = bytearray(33)
-    future[0] = 3
+    future[0] = 4
     with pytest.raises(Exception) as failure:
         blob_cls.due(bytes(future))
     assert "OJ401" in str(failure.value) and "OVERJOIN_STATE_FORMAT" in str(failure.value)
-    assert "state of a windowed join in format 3" in str(failure.value)
-    assert "formats 1 and 2" in str(failure.value)
+    assert "state of a windowed join in format 4" in str(failure.value)
+    assert "formats 1, 2 and 3" in str(failure.value)
+
+
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+FIELDS = {"left": 2, "right": 3}  # an UnsafeRow of n fields: a null-bit word and n words
+
+
+def _format2_blob(due: int, decided: int, held: int, lefts: list[dict], rights: list[dict]) -> bytes:
+    """A join state blob in format 2 as docs/operator.md lays it out (the format overjoin wrote
+    before format 3): header, then per row long start, end, rowtime, seq, byte flags, int length,
+    the row's bytes."""
+    out = bytearray([2])
+    for v in (due, decided, held):
+        out += v.to_bytes(8, "little", signed=True)
+    out += len(lefts).to_bytes(4, "little") + len(rights).to_bytes(4, "little")
+    for e in lefts + rights:
+        for v in (e["start"], e["end"], e["rowtime"], e["seq"]):
+            out += v.to_bytes(8, "little", signed=True)
+        out += bytes([e["flags"]]) + len(e["row"]).to_bytes(4, "little") + e["row"]
+    return bytes(out)
+
+
+def _clamp(v: int) -> int:
+    return max(LONG_MIN, min(LONG_MAX, v))
+
+
+def _entries(rng: random.Random, n: int, fields: int) -> list[dict]:
+    """Rows of one side as a key holds them: times near each other, as a stream's are, and the
+    edges a life can have (open, at the rowtime, far off, the ends of the long range)."""
+    out = []
+    rowtime = rng.choice([0, 1_700_000_000_000_000, -5_000_000, LONG_MIN + 10, LONG_MAX - 10**9])
+    seq = rng.randrange(0, 2**40)
+    for _ in range(n):
+        rowtime = _clamp(rowtime + rng.choice([0, 1, 999_999, 10**7, -3_000_000, 2**62]))
+        start = _clamp(
+            rng.choice([rowtime, rowtime - 60_000_000, rowtime + 1, LONG_MIN, rng.randrange(LONG_MIN, LONG_MAX)])
+        )
+        end = _clamp(rng.choice([rowtime, rowtime + 60_000_000, LONG_MAX, rng.randrange(LONG_MIN, LONG_MAX)]))
+        seq = _clamp(seq + rng.choice([1, 2, 2**32, -(2**33)]))
+        width = 8 * (1 + fields)
+        out.append({
+            "start": start, "end": end, "rowtime": rowtime, "seq": seq,
+            "flags": rng.randrange(16), "row": bytes(rng.randrange(256) for _ in range(width)),
+        })  # fmt: skip
+    return out
+
+
+def _decoded(spark, blob: bytes) -> tuple[list[tuple], list[tuple]]:
+    """What JoinStateBlob.decode reads from ``blob``: each side's rows as plain tuples."""
+    jvm = spark._jvm
+    rows = jvm.io.overjoin.execution.join.KeyRows()
+    offset = jvm.org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET
+    jvm.io.overjoin.execution.join.JoinStateBlob.decode(blob, offset, FIELDS["left"], FIELDS["right"], rows)
+
+    def side(buf) -> list[tuple]:
+        out = []
+        for i in range(buf.size()):
+            e = buf.apply(i)
+            flags = (1 if e.matched() else 0) | (2 if e.endInclusive() else 0) | (4 if e.unmatchable() else 0)
+            flags |= 8 if e.orderOnly() else 0
+            out.append((e.start(), e.end(), e.rowtime(), e.seq(), flags, bytes(e.row().getBytes())))
+        return out
+
+    return side(rows.lefts()), side(rows.rights())
+
+
+def _rewritten(spark, blob: bytes, due: int, decided: int, held: int) -> bytes:
+    """``blob`` decoded and encoded again (as a micro-batch writes a key back): the new blob."""
+    jvm = spark._jvm
+    rows = jvm.io.overjoin.execution.join.KeyRows()
+    offset = jvm.org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET
+    jvm.io.overjoin.execution.join.JoinStateBlob.decode(blob, offset, FIELDS["left"], FIELDS["right"], rows)
+    value = jvm.org.apache.spark.sql.catalyst.expressions.UnsafeRow(1)
+    jvm.io.overjoin.execution.join.JoinStateBlob.encodeRow(rows, due, decided, held, None, value)
+    return bytes(value.getBinary(0))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_state_written_in_format_2_is_read_and_written_again_in_format_3(spark, seed):
+    """A checkpoint written before format 3 goes on (docs/operator.md, "State layout"): a key's
+    format 2 blob (built here from the documented layout) decodes to its rows; written again, the
+    key's blob is format 3, with the same header and the same rows, field for field, for
+    generated rows with every flag and the edges of the long range (open ends, wrapping deltas)."""
+    rng = random.Random(seed)
+    lefts, rights = (
+        _entries(rng, rng.randrange(0, 6), FIELDS["left"]),
+        _entries(rng, rng.randrange(0, 6), FIELDS["right"]),
+    )
+    due, decided, held = rng.randrange(LONG_MIN, LONG_MAX), rng.randrange(LONG_MIN, LONG_MAX), LONG_MAX
+    old = _format2_blob(due, decided, held, lefts, rights)
+    expected = tuple([(e["start"], e["end"], e["rowtime"], e["seq"], e["flags"], e["row"]) for e in side]
+                     for side in (lefts, rights))  # fmt: skip
+    assert _decoded(spark, old) == expected
+
+    blob_cls = spark._jvm.io.overjoin.execution.join.JoinStateBlob
+    new = _rewritten(spark, old, due, decided, held)
+    assert new[0] == 3
+    assert (blob_cls.due(new), blob_cls.decided(new), blob_cls.held(new)) == (due, decided, held)
+    assert blob_cls.rows(new) == len(lefts) + len(rights)
+    assert _decoded(spark, new) == expected
+
+
+def test_format_3_holds_a_streams_rows_in_fewer_bytes(spark):
+    """Rows as a stream's key holds them (a second apart, lives at their rowtime or a minute from
+    it, arrivals numbered in order): format 3's row header is at most 15 bytes where format 2's is 37."""
+    t0, n = 1_700_000_000_000_000, 20
+    lefts = [{"start": t0 + i * 10**6, "end": t0 + i * 10**6, "rowtime": t0 + i * 10**6, "seq": (7 << 32) + i,
+              "flags": 0, "row": bytes(24)} for i in range(n)]  # fmt: skip
+    rights = [{**e, "end": e["rowtime"] + 60 * 10**6, "flags": 1, "row": bytes(32)} for e in lefts]
+    old = _format2_blob(0, 0, LONG_MAX, lefts, rights)
+    new = _rewritten(spark, old, 0, 0, LONG_MAX)
+    headers = len(new) - 33 - n * (24 + 32)
+    assert headers <= 2 * n * 15 + 16, headers  # the first row's varlongs are long
+    assert len(old) - len(new) >= 2 * n * 24
 
 
 def test_sliding_state_of_an_unknown_format_names_the_sliding_window(spark):
@@ -102,7 +220,42 @@ def test_sliding_state_of_an_unknown_format_names_the_sliding_window(spark):
         state.decode(bytes([9, 0, 0, 0, 0]), 4, "a sliding window")
     message = str(failure.value)
     assert "OJ401" in message and "state of a sliding window in format 9" in message, message
-    assert "(it reads formats 1)" in message, message
+    assert "(it reads formats 1 and 2)" in message, message
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sliding_state_in_format_1_is_read_and_written_again_in_format_2(spark, seed):
+    """A sliding (or stagger) window's checkpoint written before format 2 goes on: a key's format 1
+    blob (built here from the documented layout: long rowtime, long seq, byte emitted, int length,
+    the row) decodes to its rows, and encoded again (format 2, smaller for rows near each other)
+    it decodes to the same rows, for generated rows with the edges of the long range."""
+    rng = random.Random(seed)
+    fields = 3
+    rows = []
+    rowtime, seq = rng.choice([0, 1_700_000_000_000_000, LONG_MIN, LONG_MAX - 2**40]), rng.randrange(2**40)
+    for _ in range(rng.randrange(0, 8)):
+        rowtime = max(LONG_MIN, min(LONG_MAX, rowtime + rng.choice([0, 1, 10**6, 2**62, -(2**62)])))
+        seq += rng.choice([1, 2**32, -5])
+        rows.append((rowtime, seq, rng.random() < 0.5, bytes(rng.randrange(256) for _ in range(8 * (1 + fields)))))
+    old = bytearray([1]) + len(rows).to_bytes(4, "big")  # a ByteBuffer's order: big-endian
+    for t, q, emitted, row in rows:
+        old += t.to_bytes(8, "big", signed=True) + q.to_bytes(8, "big", signed=True)
+        old += bytes([1 if emitted else 0]) + len(row).to_bytes(4, "big") + row
+    state = spark._jvm.io.overjoin.execution.sliding.SlidingState
+
+    def read(blob: bytes) -> list[tuple]:
+        held = state.decode(blob, fields, "a sliding window")
+        return [(h.rowtime(), h.seq(), h.emitted(), bytes(h.row().getBytes()))
+                for h in (held.apply(i) for i in range(held.size()))]  # fmt: skip
+
+    assert read(bytes(old)) == rows
+    new = bytes(state.encode(state.decode(bytes(old), fields, "a sliding window")))
+    assert new[0] == 2
+    assert read(new) == rows
+    if len(rows) >= 3 and all(
+        abs(b[0] - a[0]) < 2**40 and abs(b[1] - a[1]) < 2**40 for a, b in itertools.pairwise(rows)
+    ):
+        assert len(new) < len(old)
 
 
 def test_a_join_reuses_its_generated_code_across_micro_batches(spark):

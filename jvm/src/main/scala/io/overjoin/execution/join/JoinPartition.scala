@@ -229,10 +229,9 @@ final class JoinPartition(
   private def tryMatch(x: Entry, y: Entry, out: JoinOutputs, decidedBefore: Long): Unit = {
     if (x.unmatchable || y.unmatchable || x.orderOnly || y.orderOnly) return
     val from = math.max(x.start, y.start)
-    val (to, toInclusive) =
-      if (x.end < y.end) (x.end, x.endInclusive)
-      else if (y.end < x.end) (y.end, y.endInclusive)
-      else (x.end, x.endInclusive && y.endInclusive)
+    val to = math.min(x.end, y.end)
+    val toInclusive =
+      if (x.end < y.end) x.endInclusive else if (y.end < x.end) y.endInclusive else x.endInclusive && y.endInclusive
     if (from > to || (from == to && !toInclusive)) return
     // A ROWS life may still shrink until the watermark reaches `from`; a pair is decided once.
     // With `holdUntilFinal` it also waits for its end: the join above matches on the whole life.

@@ -48,7 +48,7 @@ final class KeyRows {
  * write per micro-batch however many rows it holds.
  *
  * {{{
- *   byte   format (2)
+ *   byte   format (3)
  *   long   due: the smallest watermark (us) at which something of this key must be evicted or emitted
  *   long   decided: the watermark (us) up to which this key's pairs are decided (ROWS windows)
  *   long   held: for a join that holds its matched rows until their life is final (a ROWS join read
@@ -56,17 +56,36 @@ final class KeyRows {
  *          from the rows it holds alone: a pair waiting for the watermark, or an unmatched row of a
  *          preserved side still to be padded; Long.MaxValue for none or another join
  *   int    rows on the left, int rows on the right
- *   per row: long start | long end | long rowtime | long seq | byte flags | int length | row bytes
+ *   per row, left rows first:
+ *     byte    flags: 1 matched, 2 end inclusive, 4 unmatchable, 8 order only,
+ *                    16 start = rowtime, 32 end open, 64 end = rowtime
+ *     varlong rowtime - the previous row's rowtime (0 before the first)
+ *     varlong start - rowtime    (unless flag 16)
+ *     varlong end - rowtime      (unless flag 32 or 64)
+ *     varlong seq - the previous row's seq (0 before the first)
+ *     varint  length, then the row's bytes
  * }}}
- * `flags`: 1 matched, 2 end inclusive, 4 unmatchable, 8 order only. Format 1 (overjoin 0.1's) is
- * the same without `held`, and is still read. A blob of an unknown format fails the query with a
- * clear error instead of a wrong result.
+ * A `varlong` is a zigzag-encoded LEB128 number: 1 byte up to +-63, 4 bytes up to +-134 s in
+ * microseconds, 5 bytes for the micro-batch part of a `seq`. A row's rowtime is mostly seconds
+ * from its neighbour's, and its life starts and ends at its rowtime or a window's length from it,
+ * so a row's header is about 6 to 15 bytes instead of format 2's 37 (docs/operator.md, "State
+ * layout"). Formats 1 (overjoin 0.1's, without `held`) and
+ * 2 (each row's header as fixed fields: long start | long end | long rowtime | long seq | byte flags
+ * (1 to 8) | int length) are still read, and a key written again is written in format 3. A blob of
+ * an unknown format fails the query with a clear error instead of a wrong result.
  */
 object JoinStateBlob {
-  val Format: Byte = 2
+  val Format: Byte = 3
   private val Format1: Byte = 1
-  private val EntryBytes = 8 + 8 + 8 + 8 + 1 + 4
+  private val Format2: Byte = 2
+  private val Format2EntryBytes = 8 + 8 + 8 + 8 + 1 + 4
+  // The most a format 3 row header can take: flags, four varlongs, a varint.
+  private val MaxEntryBytes = 1 + 4 * 10 + 5
   private val Base = Platform.BYTE_ARRAY_OFFSET
+
+  private val StartIsRowtime = 16
+  private val EndOpen = 32
+  private val EndIsRowtime = 64
 
   def due(blob: Array[Byte]): Long = due(blob, Base)
   def decided(blob: Array[Byte]): Long = decided(blob, Base)
@@ -87,7 +106,9 @@ object JoinStateBlob {
 
   private def format(base: AnyRef, at: Long): Byte = {
     val format = Platform.getByte(base, at)
-    if (format != Format && format != Format1) throw OverjoinErrors.stateFormat("a windowed join", format.toInt, s"$Format1 and $Format")
+    if (format != Format && format != Format1 && format != Format2) {
+      throw OverjoinErrors.stateFormat("a windowed join", format.toInt, s"$Format1, $Format2 and $Format")
+    }
     format
   }
 
@@ -96,26 +117,62 @@ object JoinStateBlob {
    * the caller keeps `base` unchanged while it uses them.
    */
   def decode(base: AnyRef, at: Long, leftFields: Int, rightFields: Int, into: KeyRows): Unit = {
-    val counts = at + countsAt(format(base, at))
+    val fmt = format(base, at)
+    val counts = at + countsAt(fmt)
     val nLeft = Platform.getInt(base, counts)
     val nRight = Platform.getInt(base, counts + 4)
-    var off = counts + 8
+    if (fmt == Format) decode3(base, counts + 8, nLeft, nRight, leftFields, rightFields, into)
+    else decodeFixed(base, counts + 8, nLeft, nRight, leftFields, rightFields, into)
+  }
+
+  private def add(into: KeyRows, isLeft: Boolean, fields: Int, base: AnyRef, at: Long, len: Int, start: Long,
+      end: Long, rowtime: Long, seq: Long, flags: Int): Unit = {
+    val row = new UnsafeRow(fields)
+    row.pointTo(base, at, len)
+    val e = new Entry(start, end, (flags & 2) != 0, rowtime, seq, (flags & 1) != 0, (flags & 4) != 0, row,
+      (flags & 8) != 0)
+    (if (isLeft) into.lefts else into.rights) += e
+  }
+
+  // Formats 1 and 2: fixed-width row headers.
+  private def decodeFixed(base: AnyRef, from: Long, nLeft: Int, nRight: Int, leftFields: Int, rightFields: Int,
+      into: KeyRows): Unit = {
+    var off = from
     var i = 0
     while (i < nLeft + nRight) {
       val start = Platform.getLong(base, off)
       val end = Platform.getLong(base, off + 8)
       val rowtime = Platform.getLong(base, off + 16)
       val seq = Platform.getLong(base, off + 24)
-      val flags = Platform.getByte(base, off + 32)
+      val flags = Platform.getByte(base, off + 32) & 0xff
       val len = Platform.getInt(base, off + 33)
-      off += EntryBytes
+      off += Format2EntryBytes
       val isLeft = i < nLeft
-      val row = new UnsafeRow(if (isLeft) leftFields else rightFields)
-      row.pointTo(base, off, len)
+      add(into, isLeft, if (isLeft) leftFields else rightFields, base, off, len, start, end, rowtime, seq, flags)
       off += len
-      val e = new Entry(start, end, (flags & 2) != 0, rowtime, seq, (flags & 1) != 0, (flags & 4) != 0, row,
-        (flags & 8) != 0)
-      (if (isLeft) into.lefts else into.rights) += e
+      i += 1
+    }
+  }
+
+  private def decode3(base: AnyRef, from: Long, nLeft: Int, nRight: Int, leftFields: Int, rightFields: Int,
+      into: KeyRows): Unit = {
+    val in = new VarReader(base, from)
+    var rowtime = 0L
+    var seq = 0L
+    var i = 0
+    while (i < nLeft + nRight) {
+      val flags = in.byte()
+      rowtime += in.zigzag()
+      val start = if ((flags & StartIsRowtime) != 0) rowtime else rowtime + in.zigzag()
+      val end =
+        if ((flags & EndOpen) != 0) Entry.Open
+        else if ((flags & EndIsRowtime) != 0) rowtime
+        else rowtime + in.zigzag()
+      seq += in.zigzag()
+      val len = in.varint()
+      val isLeft = i < nLeft
+      add(into, isLeft, if (isLeft) leftFields else rightFields, base, in.at, len, start, end, rowtime, seq, flags)
+      in.at += len
       i += 1
     }
   }
@@ -129,19 +186,16 @@ object JoinStateBlob {
       rows: KeyRows, due: Long, decided: Long, held: Long, buffer: Array[Byte], into: UnsafeRow)
       : Array[Byte] = {
     val header = countsAt(Format) + 8
-    var size = header
+    var bound = header
     var i = 0
-    while (i < rows.lefts.size) { size += EntryBytes + rows.lefts(i).row.getSizeInBytes; i += 1 }
+    while (i < rows.lefts.size) { bound += MaxEntryBytes + rows.lefts(i).row.getSizeInBytes; i += 1 }
     i = 0
-    while (i < rows.rights.size) { size += EntryBytes + rows.rights(i).row.getSizeInBytes; i += 1 }
+    while (i < rows.rights.size) { bound += MaxEntryBytes + rows.rights(i).row.getSizeInBytes; i += 1 }
     // The value row: a null-bit word, the field's offset and size, the blob padded to 8 bytes.
-    val rowSize = 16 + ((size + 7) & ~7)
+    val boundSize = 16 + ((bound + 7) & ~7)
     val buf =
-      if (buffer != null && buffer.length >= rowSize) buffer
-      else new Array[Byte](math.max(rowSize, 1024))
-    Platform.putLong(buf, Base, 0L)
-    Platform.putLong(buf, Base + 8, (16L << 32) | size.toLong)
-    Platform.putLong(buf, Base + rowSize - 8, 0L)
+      if (buffer != null && buffer.length >= boundSize) buffer
+      else new Array[Byte](math.max(boundSize, 1024))
     val at = Base + 16
     Platform.putByte(buf, at, Format)
     Platform.putLong(buf, at + 1, due)
@@ -149,25 +203,69 @@ object JoinStateBlob {
     Platform.putLong(buf, at + 17, held)
     Platform.putInt(buf, at + 25, rows.lefts.size)
     Platform.putInt(buf, at + 29, rows.rights.size)
-    var off = at + header
+    val out = new VarWriter(buf, at + header)
+    var rowtime = 0L
+    var seq = 0L
     def put(e: Entry): Unit = {
-      Platform.putLong(buf, off, e.start)
-      Platform.putLong(buf, off + 8, e.end)
-      Platform.putLong(buf, off + 16, e.rowtime)
-      Platform.putLong(buf, off + 24, e.seq)
-      Platform.putByte(buf, off + 32, ((if (e.matched) 1 else 0) | (if (e.endInclusive) 2 else 0) |
-        (if (e.unmatchable) 4 else 0) | (if (e.orderOnly) 8 else 0)).toByte)
+      val startIsRowtime = e.start == e.rowtime
+      val endOpen = e.end == Entry.Open
+      val endIsRowtime = !endOpen && e.end == e.rowtime
+      out.byte((if (e.matched) 1 else 0) | (if (e.endInclusive) 2 else 0) | (if (e.unmatchable) 4 else 0) |
+        (if (e.orderOnly) 8 else 0) | (if (startIsRowtime) StartIsRowtime else 0) | (if (endOpen) EndOpen else 0) |
+        (if (endIsRowtime) EndIsRowtime else 0))
+      out.zigzag(e.rowtime - rowtime)
+      rowtime = e.rowtime
+      if (!startIsRowtime) out.zigzag(e.start - e.rowtime)
+      if (!endOpen && !endIsRowtime) out.zigzag(e.end - e.rowtime)
+      out.zigzag(e.seq - seq)
+      seq = e.seq
       val len = e.row.getSizeInBytes
-      Platform.putInt(buf, off + 33, len)
-      off += EntryBytes
-      e.row.writeToMemory(buf, off)
-      off += len
+      out.varint(len)
+      e.row.writeToMemory(buf, out.at)
+      out.at += len
     }
     i = 0
     while (i < rows.lefts.size) { put(rows.lefts(i)); i += 1 }
     i = 0
     while (i < rows.rights.size) { put(rows.rights(i)); i += 1 }
+    val size = (out.at - at).toInt
+    val rowSize = 16 + ((size + 7) & ~7)
+    Platform.putLong(buf, Base, 0L)
+    Platform.putLong(buf, Base + 8, (16L << 32) | size.toLong)
+    var pad = out.at
+    while (pad < Base + rowSize) { Platform.putByte(buf, pad, 0.toByte); pad += 1 }
     into.pointTo(buf, Base, rowSize)
     buf
+  }
+
+  /** Writes a format 3 blob's numbers at `at` in `buf`. */
+  private final class VarWriter(buf: Array[Byte], var at: Long) {
+    def byte(b: Int): Unit = { Platform.putByte(buf, at, b.toByte); at += 1 }
+    def varint(v: Int): Unit = unsigned(v.toLong & 0xffffffffL)
+    def zigzag(v: Long): Unit = unsigned((v << 1) ^ (v >> 63))
+    private def unsigned(value: Long): Unit = {
+      var v = value
+      while ((v & ~0x7fL) != 0) {
+        Platform.putByte(buf, at, ((v & 0x7f) | 0x80).toByte)
+        at += 1
+        v >>>= 7
+      }
+      Platform.putByte(buf, at, v.toByte)
+      at += 1
+    }
+  }
+
+  /** Reads a format 3 blob's numbers from `at` in `base`. */
+  private final class VarReader(base: AnyRef, var at: Long) {
+    def byte(): Int = { val b = Platform.getByte(base, at) & 0xff; at += 1; b }
+    def varint(): Int = unsigned().toInt
+    def zigzag(): Long = { val u = unsigned(); (u >>> 1) ^ -(u & 1) }
+    private def unsigned(): Long = {
+      var result = 0L
+      var shift = 0
+      var b = 0
+      while ({ b = Platform.getByte(base, at); at += 1; result |= (b & 0x7fL) << shift; shift += 7; (b & 0x80) != 0 }) ()
+      result
+    }
   }
 }

@@ -20,16 +20,21 @@ final case class HeldRow(rowtime: Long, seq: Long, emitted: Boolean, row: Unsafe
  * The state of one partition key of a sliding window, one blob per key in the state store's value
  * (docs/operator.md, "Sliding windows"):
  * {{{
- *   byte  format (1)
+ *   byte  format (2)
  *   int   rows
- *   per row: long rowtime | long seq | byte emitted | int length | row bytes
+ *   per row: byte emitted | varlong rowtime - the previous row's | varlong seq - the previous
+ *            row's | varint length | row bytes
  * }}}
- * Rows are kept in (rowtime, seq) order. Next to the blob the value holds `pending`: the smallest
- * rowtime of a row not emitted yet (`Long.MaxValue`: none), which the scan for due keys reads
- * without decoding the blob.
+ * A `varlong` is a zigzag-encoded LEB128 number (the first row's differences are from 0), as in
+ * the join's format 3 ([[io.overjoin.execution.join.JoinStateBlob]]): a row's header is a few
+ * bytes instead of format 1's 21 (long rowtime | long seq | byte emitted | int length), which is
+ * still read. Rows are kept in (rowtime, seq) order. Next to the blob the value holds `pending`:
+ * the smallest rowtime of a row not emitted yet (`Long.MaxValue`: none), which the scan for due
+ * keys reads without decoding the blob. A stagger window keeps its rows in the same blob.
  */
 object SlidingState {
-  val Format: Byte = 1
+  val Format: Byte = 2
+  private val Format1: Byte = 1
   val NoPending: Long = Long.MaxValue
 
   def encode(rows: scala.collection.Seq[HeldRow]): Array[Byte] = {
@@ -40,16 +45,62 @@ object SlidingState {
 
   private def encodedSize(rows: scala.collection.Seq[HeldRow]): Int = {
     var size = 5
-    rows.foreach(r => size += 21 + r.row.getSizeInBytes)
+    var rowtime = 0L
+    var seq = 0L
+    rows.foreach { r =>
+      val len = r.row.getSizeInBytes
+      size += 1 + unsignedSize(zigzag(r.rowtime - rowtime)) + unsignedSize(zigzag(r.seq - seq)) +
+        unsignedSize(len.toLong) + len
+      rowtime = r.rowtime
+      seq = r.seq
+    }
     size
   }
 
   private def write(rows: scala.collection.Seq[HeldRow], buf: ByteBuffer): Unit = {
     buf.put(Format).putInt(rows.size)
+    var rowtime = 0L
+    var seq = 0L
     rows.foreach { r =>
-      buf.putLong(r.rowtime).putLong(r.seq).put(if (r.emitted) 1.toByte else 0.toByte).putInt(r.row.getSizeInBytes)
+      buf.put(if (r.emitted) 1.toByte else 0.toByte)
+      putUnsigned(buf, zigzag(r.rowtime - rowtime))
+      putUnsigned(buf, zigzag(r.seq - seq))
+      putUnsigned(buf, r.row.getSizeInBytes.toLong)
       r.row.writeTo(buf)
+      rowtime = r.rowtime
+      seq = r.seq
     }
+  }
+
+  private def zigzag(v: Long): Long = (v << 1) ^ (v >> 63)
+
+  private def unsignedSize(value: Long): Int = {
+    var v = value
+    var n = 1
+    while ((v & ~0x7fL) != 0) { n += 1; v >>>= 7 }
+    n
+  }
+
+  private def putUnsigned(buf: ByteBuffer, value: Long): Unit = {
+    var v = value
+    while ((v & ~0x7fL) != 0) { buf.put(((v & 0x7f) | 0x80).toByte); v >>>= 7 }
+    buf.put(v.toByte)
+  }
+
+  private def getZigzag(buf: ByteBuffer): Long = {
+    var result = 0L
+    var shift = 0
+    var b = 0
+    while ({ b = buf.get(); result |= (b & 0x7fL) << shift; shift += 7; (b & 0x80) != 0 }) ()
+    (result >>> 1) ^ -(result & 1)
+  }
+
+  private def getUnsigned(buf: ByteBuffer): Long = {
+    var result = 0L
+    var shift = 0
+    var b = 0
+    while ({ b = buf.get(); result |= (b & 0x7fL) << shift; shift += 7; (b & 0x80) != 0 }) ()
+    result
   }
 
   /**
@@ -102,15 +153,28 @@ object SlidingState {
     val bytes = buf.array()
     val base = Platform.BYTE_ARRAY_OFFSET + buf.arrayOffset()
     val format = buf.get()
-    if (format != Format) throw OverjoinErrors.stateFormat(operator, format.toInt, Format.toString)
+    if (format != Format && format != Format1) {
+      throw OverjoinErrors.stateFormat(operator, format.toInt, s"$Format1 and $Format")
+    }
     val n = buf.getInt()
     val out = new ArrayBuffer[HeldRow](n)
+    var rowtime = 0L
+    var seq = 0L
     var i = 0
     while (i < n) {
-      val rowtime = buf.getLong()
-      val seq = buf.getLong()
-      val emitted = buf.get() != 0
-      val len = buf.getInt()
+      var emitted = false
+      var len = 0
+      if (format == Format) {
+        emitted = buf.get() != 0
+        rowtime += getZigzag(buf)
+        seq += getZigzag(buf)
+        len = getUnsigned(buf).toInt
+      } else {
+        rowtime = buf.getLong()
+        seq = buf.getLong()
+        emitted = buf.get() != 0
+        len = buf.getInt()
+      }
       val row = new UnsafeRow(numFields)
       row.pointTo(bytes, base + buf.position(), len)
       buf.position(buf.position() + len)
