@@ -13,6 +13,8 @@ from __future__ import annotations
 import itertools
 import random
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -201,7 +203,7 @@ def test_format_3_holds_a_streams_rows_in_fewer_bytes(spark):
     """Rows as a stream's key holds them (a second apart, lives at their rowtime or a minute from
     it, arrivals numbered in order): format 3's row header is at most 15 bytes where format 2's is 37."""
     t0, n = 1_700_000_000_000_000, 20
-    lefts = [{"start": t0 + i * 10**6, "end": t0 + i * 10**6, "rowtime": t0 + i * 10**6, "seq": (7 << 32) + i,
+    lefts: list[dict[str, Any]] = [{"start": t0 + i * 10**6, "end": t0 + i * 10**6, "rowtime": t0 + i * 10**6, "seq": (7 << 32) + i,
               "flags": 0, "row": bytes(24)} for i in range(n)]  # fmt: skip
     rights = [{**e, "end": e["rowtime"] + 60 * 10**6, "flags": 1, "row": bytes(32)} for e in lefts]
     old = _format2_blob(0, 0, LONG_MAX, lefts, rights)
@@ -209,6 +211,67 @@ def test_format_3_holds_a_streams_rows_in_fewer_bytes(spark):
     headers = len(new) - 33 - n * (24 + 32)
     assert headers <= 2 * n * 15 + 16, headers  # the first row's varlongs are long
     assert len(old) - len(new) >= 2 * n * 24
+
+
+def _claim_format(spark, delta: Path, fmt: int) -> int:
+    """Rewrites the state delta file ``delta`` (Spark's HDFS-backed store: LZ4-compressed records
+    of int key size, key, int value size, value; -1 ends them) so that every value's blob (after
+    the value row's two header words) claims format ``fmt``, as a later release's would; drops
+    the file's checksums. Returns how many values it changed."""
+    jvm = spark._jvm
+    codec = jvm.org.apache.spark.io.CompressionCodec.createCodec(spark.sparkContext._conf._jconf, "lz4")
+    stream = codec.compressedInputStream(jvm.java.io.FileInputStream(str(delta)))
+    data = bytearray(jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+    stream.close()
+    at, changed = 0, 0
+    while (size := int.from_bytes(data[at : at + 4], "big", signed=True)) != -1:
+        at += 4 + size
+        value_size = int.from_bytes(data[at : at + 4], "big", signed=True)
+        if value_size > 16:
+            data[at + 4 + 16] = fmt
+            changed += 1
+        at += 4 + max(value_size, 0)
+    out = codec.compressedOutputStream(jvm.java.io.FileOutputStream(str(delta)))
+    out.write(bytes(data))
+    out.close()
+    for sidecar in delta.parent.glob(f"*{delta.name}*"):
+        if sidecar != delta:
+            sidecar.unlink()
+    return changed
+
+
+def test_state_of_an_unknown_format_names_the_checkpoint(spark, tmp_path):
+    """A checkpoint whose join state this release cannot read stops the query with OJ401, naming
+    the checkpoint location, the operator, the format and what to do (docs/operator.md, "State
+    layout"): here the stored blobs of the first micro-batch are rewritten to claim format 9."""
+    inputs = {v: make_stream(spark, v, SCHEMA) for v in ("fmt_a", "fmt_b")}
+    checkpoint = str(tmp_path / "checkpoint")
+    sql = (
+        "SELECT STREAM ROWTIME, a.id AS a_id, b.id AS b_id FROM fmt_a AS a "
+        "JOIN fmt_b OVER (RANGE INTERVAL '5' SECOND PRECEDING) AS b ON a.k = b.k"
+    )
+
+    def start() -> Any:
+        return spark.sql(sql).writeStream.format("noop").option("checkpointLocation", checkpoint).start()
+
+    inputs["fmt_a"].write_batch([_row(1, 1, 0)])
+    inputs["fmt_b"].write_batch([_row(2, 1, 0)])
+    query = start()
+    query.processAllAvailable()
+    query.stop()
+    deltas = sorted(Path(checkpoint, "state").glob("*/*/1.delta"))
+    assert sum(_claim_format(spark, d, 9) for d in deltas) == 1  # one key, one value
+    inputs["fmt_a"].write_batch([_row(3, 1, 1)])
+    query = start()
+    try:
+        with pytest.raises(Exception) as failure:
+            query.processAllAvailable()
+    finally:
+        query.stop()
+    message = str(failure.value)
+    # Spark qualifies the location (file:/...).
+    assert "OJ401" in message and f"{checkpoint} holds state of a windowed join in format 9" in message, message
+    assert "start the query with a new checkpoint location" in message, message
 
 
 def test_sliding_state_of_an_unknown_format_names_the_sliding_window(spark):

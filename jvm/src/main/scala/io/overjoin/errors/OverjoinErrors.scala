@@ -183,10 +183,15 @@ object OverjoinErrors {
 
   // -- Errors while a query runs ---------------------------------------------------------------
 
-  /** `operator`: "a windowed join", "a sliding window", "a stagger window". */
-  def stateFormat(operator: String, found: Int, supported: String): OverjoinRuntimeException =
+  /**
+   * `operator`: "a windowed join", "a sliding window", "a stagger window". `checkpoint`: where the
+   * state was read ([[org.apache.spark.sql.overjoin.OverjoinStateWriter]] names the query's
+   * checkpoint location once the error reaches the operator's task).
+   */
+  def stateFormat(operator: String, found: Int, supported: String, checkpoint: String = "of this query")
+      : OverjoinRuntimeException =
     new OverjoinRuntimeException(ErrorCatalogue("OVERJOIN_STATE_FORMAT"),
-      Map("operator" -> operator, "found" -> found.toString, "supported" -> supported))
+      Map("operator" -> operator, "found" -> found.toString, "supported" -> supported, "checkpoint" -> checkpoint))
 
   def internal(detail: String): OverjoinAnalysisException =
     analysis("OVERJOIN_INTERNAL_ERROR", Origin(), "detail" -> detail)

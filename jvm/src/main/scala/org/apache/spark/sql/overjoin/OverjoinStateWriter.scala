@@ -8,6 +8,8 @@ import org.apache.spark.sql.execution.streaming.operators.stateful.StateStoreWri
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.{StructField, StructType}
 
+import io.overjoin.errors.{OverjoinErrors, OverjoinRuntimeException}
+
 /**
  * What overjoin's stateful operators (the windowed join, the sliding window) share as Spark
  * `StateStoreWriter`s: one state store per shuffle partition, keyed by `stateKeys`' values with
@@ -41,6 +43,9 @@ trait OverjoinStateWriter extends StateStoreWriter { self: SparkPlan =>
       case None => (OverjoinStateWriter.NoWatermark, OverjoinStateWriter.NoWatermark)
     }
 
+  /** The query's checkpoint location, as the user gave it (the state is in its `state` folder). */
+  protected def queryCheckpoint: String = getStateInfo.checkpointLocation.stripSuffix("/").stripSuffix("/state")
+
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean =
     newInputWatermark > 0 && newInputWatermark * 1000L > watermarksMicros()._2
 }
@@ -48,4 +53,20 @@ trait OverjoinStateWriter extends StateStoreWriter { self: SparkPlan =>
 object OverjoinStateWriter {
   /** No watermark yet (the first micro-batch). */
   val NoWatermark: Long = Long.MinValue
+
+  /**
+   * `rows` (made when first asked for: making them may read state), whose state-format errors
+   * (OJ401) name `checkpoint`, the query's checkpoint location, where the unreadable state is.
+   */
+  def namingCheckpoint[T](checkpoint: String)(rows: => Iterator[T]): Iterator[T] = {
+    def named[A](f: => A): A = try f catch {
+      case e: OverjoinRuntimeException if e.condition.name == "OVERJOIN_STATE_FORMAT" =>
+        throw OverjoinErrors.stateFormat(e.params("operator"), e.params("found").toInt, e.params("supported"), checkpoint)
+    }
+    lazy val underlying = named(rows)
+    new Iterator[T] {
+      def hasNext: Boolean = named(underlying.hasNext)
+      def next(): T = named(underlying.next())
+    }
+  }
 }

@@ -71,12 +71,13 @@ case class SlidingWindowExec(
     val updatesTime = longMetric("allUpdatesTimeMs")
     val commitTime = longMetric("commitTimeMs")
     val ks = keySchema
+    val checkpoint = queryCheckpoint
     child.execute().mapPartitionsWithStateStore[InternalRow](getStateInfo, ks, valueSchema,
       NoPrefixKeyStateEncoderSpec(ks), session.sessionState, Some(session.streams.stateStoreCoordinator)) {
       (store, iter) =>
         val counters = new SlidingCounters
         val start = System.nanoTime()
-        val out = new SlidingPartition(spec, store, lateUs, evictUs, batchId, counters).run(iter)
+        val out = OverjoinStateWriter.namingCheckpoint(checkpoint)(new SlidingPartition(spec, store, lateUs, evictUs, batchId, counters).run(iter))
         CompletionIterator[InternalRow, Iterator[InternalRow]](out.map { row => numOutput += 1; row }, {
           updatesTime += math.max(0L, (System.nanoTime() - start) / 1000000L)
           commitTime += timeTakenMs { store.commit() }

@@ -64,12 +64,13 @@ case class StaggerWindowExec(
     val updatesTime = longMetric("allUpdatesTimeMs")
     val commitTime = longMetric("commitTimeMs")
     val ks = keySchema
+    val checkpoint = queryCheckpoint
     child.execute().mapPartitionsWithStateStore[InternalRow](getStateInfo, ks, valueSchema,
       NoPrefixKeyStateEncoderSpec(ks), session.sessionState, Some(session.streams.stateStoreCoordinator)) {
       (store, iter) =>
         val counters = new StaggerCounters
         val startNs = System.nanoTime()
-        val out = new StaggerPartition(spec, store, lateUs, evictUs, batchId, counters).run(iter)
+        val out = OverjoinStateWriter.namingCheckpoint(checkpoint)(new StaggerPartition(spec, store, lateUs, evictUs, batchId, counters).run(iter))
         CompletionIterator[InternalRow, Iterator[InternalRow]](out.map { row => numOutput += 1; row }, {
           updatesTime += math.max(0L, (System.nanoTime() - startNs) / 1000000L)
           commitTime += timeTakenMs { store.commit() }

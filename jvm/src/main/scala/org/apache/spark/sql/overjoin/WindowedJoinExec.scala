@@ -122,6 +122,7 @@ case class WindowedJoinExec(
     val commitTime = longMetric("commitTimeMs")
     val padded = longMetric("numPaddedRows")
     val ks = keySchema
+    val checkpoint = queryCheckpoint
     val zipped = left.execute().zipPartitions(right.execute(), preservesPartitioning = true) {
       (l, r) => Iterator.single((l, r))
     }
@@ -132,7 +133,7 @@ case class WindowedJoinExec(
         val counters = new JoinCounters
         val start = System.nanoTime()
         val kernels = JoinKernels.acquire(spec)
-        val out = new JoinPartition(spec, kernels, store, lateUs, evictUs, batchId, counters).run(l, r)
+        val out = OverjoinStateWriter.namingCheckpoint(checkpoint)(new JoinPartition(spec, kernels, store, lateUs, evictUs, batchId, counters).run(l, r))
         CompletionIterator[InternalRow, Iterator[InternalRow]](out.map { row => numOutput += 1; row }, {
           updatesTime += math.max(0L, (System.nanoTime() - start - counters.evictNanos) / 1000000L)
           removalsTime += counters.evictNanos / 1000000L
