@@ -273,8 +273,17 @@ def test_step_aggregation_pump_and_a_join_of_the_aggregated_stream(server: Serve
     assert server.query("SELECT ROWTIME, name, n, total FROM per_10s ORDER BY ROWTIME, name") == expected
     # Each window's row meets the ticks of the second before its end (its own name only).
     busy = [(at(10), "x", 5, 10), (at(10), "y", 5, 9), (at(20), "x", 5, 20), (at(20), "y", 5, 19), (at(30), "y", 5, 29)]
-    wait_until(lambda: len(server.query("SELECT * FROM busy")) == len(busy), what="the join of per_10s and ticks")
-    assert server.query("SELECT ROWTIME, name, n, id FROM busy ORDER BY ROWTIME, name") == busy
+    seen: list = []
+
+    def joined() -> bool:
+        seen[:] = server.query("SELECT ROWTIME, name, n, id FROM busy ORDER BY ROWTIME, name")
+        return len(seen) == len(busy)
+
+    try:
+        wait_until(joined, what="the join of per_10s and ticks")
+    except AssertionError as timed_out:  # say what the join had made, and how the pumps were
+        raise AssertionError(f"{timed_out}; busy held {seen}; pumps: {pumps(server)}") from timed_out
+    assert seen == busy
     state = pumps(server)
     assert state["agg_pump"]["state"] == "RUNNING" and state["agg_pump"]["rows_out"] == 6
     server.execute("DROP PUMP busy_pump", "DROP PUMP agg_pump", "DROP STREAM busy", "DROP STREAM per_10s")

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.unsafe.Platform
 
 import io.overjoin.errors.OverjoinErrors
+import io.overjoin.execution.state.Varints
 
 /**
  * One buffered row of a windowed join: its life interval `[start, end]` (`end` inclusive or not;
@@ -80,7 +81,7 @@ object JoinStateBlob {
   private val Format2: Byte = 2
   private val Format2EntryBytes = 8 + 8 + 8 + 8 + 1 + 4
   // The most a format 3 row header can take: flags, four varlongs, a varint.
-  private val MaxEntryBytes = 1 + 4 * 10 + 5
+  private val MaxEntryBytes = 1 + 4 * Varints.MaxBytes + 5
   private val Base = Platform.BYTE_ARRAY_OFFSET
 
   private val StartIsRowtime = 16
@@ -242,7 +243,7 @@ object JoinStateBlob {
   private final class VarWriter(buf: Array[Byte], var at: Long) {
     def byte(b: Int): Unit = { Platform.putByte(buf, at, b.toByte); at += 1 }
     def varint(v: Int): Unit = unsigned(v.toLong & 0xffffffffL)
-    def zigzag(v: Long): Unit = unsigned((v << 1) ^ (v >> 63))
+    def zigzag(v: Long): Unit = unsigned(Varints.zigzag(v))
     private def unsigned(value: Long): Unit = {
       var v = value
       while ((v & ~0x7fL) != 0) {
@@ -259,7 +260,7 @@ object JoinStateBlob {
   private final class VarReader(base: AnyRef, var at: Long) {
     def byte(): Int = { val b = Platform.getByte(base, at) & 0xff; at += 1; b }
     def varint(): Int = unsigned().toInt
-    def zigzag(): Long = { val u = unsigned(); (u >>> 1) ^ -(u & 1) }
+    def zigzag(): Long = Varints.unzigzag(unsigned())
     private def unsigned(): Long = {
       var result = 0L
       var shift = 0

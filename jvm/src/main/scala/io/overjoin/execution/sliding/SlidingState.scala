@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.unsafe.Platform
 
 import io.overjoin.errors.OverjoinErrors
+import io.overjoin.execution.state.Varints
 
 /**
  * One input row a sliding window holds: its rowtime (microseconds), its arrival order (`seq`: the
@@ -49,8 +50,8 @@ object SlidingState {
     var seq = 0L
     rows.foreach { r =>
       val len = r.row.getSizeInBytes
-      size += 1 + unsignedSize(zigzag(r.rowtime - rowtime)) + unsignedSize(zigzag(r.seq - seq)) +
-        unsignedSize(len.toLong) + len
+      size += 1 + Varints.size(Varints.zigzag(r.rowtime - rowtime)) + Varints.size(Varints.zigzag(r.seq - seq)) +
+        Varints.size(len.toLong) + len
       rowtime = r.rowtime
       seq = r.seq
     }
@@ -63,8 +64,8 @@ object SlidingState {
     var seq = 0L
     rows.foreach { r =>
       buf.put(if (r.emitted) 1.toByte else 0.toByte)
-      putUnsigned(buf, zigzag(r.rowtime - rowtime))
-      putUnsigned(buf, zigzag(r.seq - seq))
+      putUnsigned(buf, Varints.zigzag(r.rowtime - rowtime))
+      putUnsigned(buf, Varints.zigzag(r.seq - seq))
       putUnsigned(buf, r.row.getSizeInBytes.toLong)
       r.row.writeTo(buf)
       rowtime = r.rowtime
@@ -72,27 +73,10 @@ object SlidingState {
     }
   }
 
-  private def zigzag(v: Long): Long = (v << 1) ^ (v >> 63)
-
-  private def unsignedSize(value: Long): Int = {
-    var v = value
-    var n = 1
-    while ((v & ~0x7fL) != 0) { n += 1; v >>>= 7 }
-    n
-  }
-
   private def putUnsigned(buf: ByteBuffer, value: Long): Unit = {
     var v = value
     while ((v & ~0x7fL) != 0) { buf.put(((v & 0x7f) | 0x80).toByte); v >>>= 7 }
     buf.put(v.toByte)
-  }
-
-  private def getZigzag(buf: ByteBuffer): Long = {
-    var result = 0L
-    var shift = 0
-    var b = 0
-    while ({ b = buf.get(); result |= (b & 0x7fL) << shift; shift += 7; (b & 0x80) != 0 }) ()
-    (result >>> 1) ^ -(result & 1)
   }
 
   private def getUnsigned(buf: ByteBuffer): Long = {
@@ -166,8 +150,8 @@ object SlidingState {
       var len = 0
       if (format == Format) {
         emitted = buf.get() != 0
-        rowtime += getZigzag(buf)
-        seq += getZigzag(buf)
+        rowtime += Varints.unzigzag(getUnsigned(buf))
+        seq += Varints.unzigzag(getUnsigned(buf))
         len = getUnsigned(buf).toInt
       } else {
         rowtime = buf.getLong()
