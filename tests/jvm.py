@@ -17,7 +17,11 @@ from __future__ import annotations
 
 import os
 
-SHORT_LIVED_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+# C1 alone reserves a 48 MB code cache (the JVM's default is 240 MB): the shared server of a
+# tests/server module runs its tests' pumps for minutes, compiling every micro-batch's generated
+# code, and filled it ("CodeCache is full. Compiler has been disabled", then a pump's stream thread
+# died with "Out of space in CodeCache for adapters"). The cache is reserved, not committed.
+SHORT_LIVED_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ReservedCodeCacheSize=240m"
 
 # spark-submit (pyspark sessions, `overjoin server`), beeline, a standalone master and worker, and
 # the small JVM of spark-class that builds each of their command lines.
