@@ -144,12 +144,18 @@ def _entries(rng: random.Random, n: int, fields: int) -> list[dict]:
     return out
 
 
-def _decoded(spark, blob: bytes) -> tuple[list[tuple], list[tuple]]:
-    """What JoinStateBlob.decode reads from ``blob``: each side's rows as plain tuples."""
+def _key_rows(spark, blob: bytes):
+    """The JVM ``KeyRows`` that JoinStateBlob.decode reads from ``blob``."""
     jvm = spark._jvm
     rows = jvm.io.overjoin.execution.join.KeyRows()
     offset = jvm.org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET
     jvm.io.overjoin.execution.join.JoinStateBlob.decode(blob, offset, FIELDS["left"], FIELDS["right"], rows)
+    return rows
+
+
+def _decoded(spark, blob: bytes) -> tuple[list[tuple], list[tuple]]:
+    """What JoinStateBlob.decode reads from ``blob``: each side's rows as plain tuples."""
+    rows = _key_rows(spark, blob)
 
     def side(buf) -> list[tuple]:
         out = []
@@ -166,11 +172,8 @@ def _decoded(spark, blob: bytes) -> tuple[list[tuple], list[tuple]]:
 def _rewritten(spark, blob: bytes, due: int, decided: int, held: int) -> bytes:
     """``blob`` decoded and encoded again (as a micro-batch writes a key back): the new blob."""
     jvm = spark._jvm
-    rows = jvm.io.overjoin.execution.join.KeyRows()
-    offset = jvm.org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET
-    jvm.io.overjoin.execution.join.JoinStateBlob.decode(blob, offset, FIELDS["left"], FIELDS["right"], rows)
     value = jvm.org.apache.spark.sql.catalyst.expressions.UnsafeRow(1)
-    jvm.io.overjoin.execution.join.JoinStateBlob.encodeRow(rows, due, decided, held, None, value)
+    jvm.io.overjoin.execution.join.JoinStateBlob.encodeRow(_key_rows(spark, blob), due, decided, held, None, value)
     return bytes(value.getBinary(0))
 
 
