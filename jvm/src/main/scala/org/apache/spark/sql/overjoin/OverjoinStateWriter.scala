@@ -55,8 +55,8 @@ object OverjoinStateWriter {
   val NoWatermark: Long = Long.MinValue
 
   /**
-   * `rows` (made when first asked for: making them may read state), whose state-format errors
-   * (OJ401) name `checkpoint`, the query's checkpoint location, where the unreadable state is.
+   * `rows` (made here, and read later: both may read state), whose state-format errors (OJ401)
+   * name `checkpoint`, the query's checkpoint location, where the unreadable state is.
    * The errors are thrown deep in decoding, where the location is not known. The try blocks cost
    * nothing while no error is thrown, and nothing is allocated per row.
    */
