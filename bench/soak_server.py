@@ -8,7 +8,8 @@ a user starts it (the JVM's defaults: C2, a 240 MB code cache), runs a KDA-like 
 ``rate`` sources (a windowed join, a sliding-window aggregate, a ``STEP`` aggregate, each a pump
 triggering every second), and samples the server's JVM every ``--sample-seconds``:
 
-  code cache   used, summed over the code heaps (``jcmd <pid> Compiler.codecache``)
+  code cache   used, summed over the code heaps, and how often it was full
+               (``jcmd <pid> Compiler.codecache``: ``used=`` and ``full_count=``)
   metaspace    used (``jstat -gc``)
   classes      loaded and unloaded (``jstat -class``)
   batches      micro-batches committed by the pumps (their checkpoints' ``commits``)
@@ -19,9 +20,8 @@ also unloaded.
 
 Run:  python bench/soak_server.py                       (30 minutes)
       python bench/soak_server.py --minutes 5 --no-write   (a quick look)
-Writes the section ``## Server soak`` of bench/RESULTS.md (``## Server soak, N MB of code cache`` with
-``--code-cache-mb N``). Needs overjoin installed with its
-``server`` extra (PyHive).
+Writes the section ``## Server soak`` of bench/RESULTS.md (``## Server soak, N MB of code cache``
+with ``--code-cache-mb N``). Needs overjoin installed with its ``server`` extra (PyHive).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ class Sample:
     seconds: float
     batches: int
     code_cache_mb: float
+    code_cache_full: int
     metaspace_mb: float
     classes_loaded: int
     classes_unloaded: int
@@ -94,12 +95,14 @@ def _java_pid(pid: int) -> int:
     raise RuntimeError(f"no JVM under process {pid}")
 
 
-def _code_cache_mb(jvm: int) -> float:
+def _code_cache(jvm: int) -> tuple[float, int]:
+    """MB of code cache used, summed over its heaps (``used=``, not ``max_used=``), and how many
+    times it was full (``full_count``)."""
     out = subprocess.run(["jcmd", str(jvm), "Compiler.codecache"], capture_output=True, text=True).stdout
-    used = [int(kb) for kb in re.findall(r"used=(\d+)Kb", out)]
+    used = [int(kb) for kb in re.findall(r"\sused=(\d+)Kb", out)]
     if not used:
         raise RuntimeError(f"jcmd Compiler.codecache gave nothing usable: {out[:500]}")
-    return sum(used) / 1024
+    return sum(used) / 1024, sum(int(n) for n in re.findall(r"full_count=(\d+)", out))
 
 
 def _jstat(jvm: int, option: str) -> dict[str, str]:
@@ -120,10 +123,12 @@ def _batches(state: Path) -> int:
 def sample(jvm: int, state: Path, t0: float) -> Sample:
     classes = _jstat(jvm, "-class")
     gc = _jstat(jvm, "-gc")
+    used, full = _code_cache(jvm)
     return Sample(
         seconds=time.monotonic() - t0,
         batches=_batches(state),
-        code_cache_mb=_code_cache_mb(jvm),
+        code_cache_mb=used,
+        code_cache_full=full,
         metaspace_mb=float(gc["MU"]) / 1024,
         classes_loaded=int(classes["Loaded"]),
         classes_unloaded=int(classes["Unloaded"]),
@@ -152,13 +157,13 @@ def report(
         f"{time.strftime('%Y-%m-%d')}. A server with {cache}, three pumps on `rate` sources "
         f"({args.rows_per_second} rows/s each): a windowed join, a sliding-window `COUNT(*) OVER`, a `STEP` aggregate.",
         "",
-        "| minute | micro-batches | code cache used MB | metaspace used MB | classes loaded | unloaded |",
-        "|---|---|---|---|---|---|",
+        "| minute | micro-batches | code cache used MB | times full | metaspace used MB | classes loaded | unloaded |",
+        "|---|---|---|---|---|---|---|",
     ]
     for s in samples:
         lines.append(
-            f"| {s.seconds / 60:.1f} | {s.batches:,} | {s.code_cache_mb:.1f} | {s.metaspace_mb:.1f} | "
-            f"{s.classes_loaded:,} | {s.classes_unloaded:,} |"
+            f"| {s.seconds / 60:.1f} | {s.batches:,} | {s.code_cache_mb:.1f} | {s.code_cache_full} | "
+            f"{s.metaspace_mb:.1f} | {s.classes_loaded:,} | {s.classes_unloaded:,} |"
         )
     g = growth(samples)
     lines += [
@@ -205,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError(f"the server died; see {work / 'state.stderr'}")
             samples.append(sample(jvm, work / "state", t0))
             s = samples[-1]
-            print(f"{s.seconds / 60:5.1f} min: {s.batches:,} batches, code cache {s.code_cache_mb:.1f} MB, "
-                  f"metaspace {s.metaspace_mb:.1f} MB, classes {s.classes_loaded:,} loaded, "
+            print(f"{s.seconds / 60:5.1f} min: {s.batches:,} batches, code cache {s.code_cache_mb:.1f} MB "
+                  f"(full {s.code_cache_full} times), metaspace {s.metaspace_mb:.1f} MB, "
+                  f"classes {s.classes_loaded:,} loaded, "
                   f"{s.classes_unloaded:,} unloaded", flush=True)  # fmt: skip
         pumps = [(str(r[0]), str(r[1])) for r in server.run("SHOW PUMPS")]
     finally:
