@@ -77,24 +77,6 @@ def _app(rows_per_second: int) -> list[str]:
     ]
 
 
-def _java_pid(pid: int) -> int:
-    """The JVM among ``pid`` and its descendants (the launcher runs ``spark-submit``'s JVM)."""
-    todo, seen = [pid], []
-    while todo:
-        p = todo.pop()
-        seen.append(p)
-        out = subprocess.run(["pgrep", "-P", str(p)], capture_output=True, text=True).stdout
-        todo += [int(c) for c in out.split()]
-    for p in seen:
-        try:
-            cmd = Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")[0]
-        except OSError:
-            continue
-        if cmd.endswith(b"java"):
-            return p
-    raise RuntimeError(f"no JVM under process {pid}")
-
-
 def _code_cache(jvm: int) -> tuple[float, int]:
     """MB of code cache used, summed over its heaps (``used=``, not ``max_used=``), and how many
     times it was full (``full_count``)."""
@@ -200,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     server = Server(work / "state", []).start()
     try:
         assert server.proc is not None
-        jvm = _java_pid(server.proc.pid)
+        # The launcher execs spark-submit, which execs the JVM: the server's PID is the JVM's
+        # (docs/server.md).
+        jvm = server.proc.pid
         server.run(*_app(args.rows_per_second))
         t0 = time.monotonic()
         samples = [sample(jvm, work / "state", t0)]
