@@ -304,6 +304,7 @@ SOURCES: dict[str, list[str]] = {
     **{f"kda_devguide_sliding_window_{n}.sql": [SLIDING_SOURCE] for n in (1, 2, 3)},
     "kda_devguide_partial_results.sql": [SLIDING_SOURCE],
     "kda_devguide_stagger_window.sql": [STAGGER_SOURCE],
+    "kda_devguide_continuous_filter.sql": [SLIDING_SOURCE],
     "app.sql": [],
 }
 
@@ -488,3 +489,34 @@ def test_kda_devguide_stagger_window_program(server: Server) -> None:
     query = "SELECT event_time, ticker_symbol, ticker_count, ROWTIME FROM stagger.DESTINATION_SQL_STREAM"
     wait_until(lambda: len(server.query(query)) >= 2, what="the two closed windows")
     assert sorted(server.query(query)) == [(amzn, "AMZN", 6, t("20:18:30")), (intc, "INTC", 6, t("20:19:31"))]
+
+
+# ---- the getting-started exercise's continuous filter: SIMILAR TO ---------------------------------
+
+
+def test_kda_devguide_continuous_filter_program(server: Server) -> None:
+    """The getting-started exercise's "Continuous filter" application as printed: a pump keeps the
+    demo stream's rows whose sector SIMILAR TO '%TECH%' matches (the whole sector, `%` any run of
+    characters), into a stream whose first column is named `symbol` where the select list says
+    `ticker_symbol` (KDA fills by position). Generated records; the model is Python's own test
+    for a substring, which is what '%TECH%' means."""
+    rnd = random.Random(4300)
+    folder = server.state_dir.parent / "filter"
+    run(server, "filter", [SLIDING_SOURCE.format(folder=folder)], program("kda_devguide_continuous_filter.sql"))
+    sectors = ["TECHNOLOGY", "FINANCIAL", "ENERGY", "HIGHTECH", "tech", "TECH", "MEDICAL", "BIOTECHNOLOGY"]
+    t = at("10:00:00")
+    rows: list[tuple[str, str, float, float]] = []
+    records = []
+    for _ in range(40):
+        t += timedelta(seconds=rnd.randint(0, 5))
+        row = (rnd.choice(["ABC", "DEF", "XYZ"]), rnd.choice(sectors), rnd.randint(-8, 8) / 4, rnd.randint(4, 400) / 4)
+        rows.append(row)
+        records.append(
+            {"ROWTIME": iso(t), "TICKER_SYMBOL": row[0], "SECTOR": row[1], "CHANGE": row[2], "PRICE": row[3]}
+        )
+    write_rows(folder, "records", records)
+    expected = sorted(r for r in rows if "TECH" in r[1])
+    assert expected and len(expected) < len(rows)
+    query = "SELECT symbol, sector, CHANGE, price FROM filter.DESTINATION_SQL_STREAM"
+    wait_until(lambda: len(server.query(query)) >= len(expected), what="the filtered rows")
+    assert sorted(server.query(query)) == expected

@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
-import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveStreamJoinInputs, RewriteSlidingWindows, RewriteStaggerWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
+import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveCurrentRowTimestamp, ResolveStreamJoinInputs, RewriteSlidingWindows, RewriteStaggerWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
 import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
@@ -21,6 +21,10 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // Settings: registered with Spark so that SET checks them and SET -v lists them.
     OverjoinConf.register()
 
+    // Kinesis Data Analytics' and s-Server's functions Spark lacks (TSDIFF, CHAR_TO_TIMESTAMP, ...),
+    // under names no Spark function has.
+    org.apache.spark.sql.overjoin.KdaFunctions.registrations.foreach(extensions.injectFunction)
+
     // Parser: wraps whatever parser comes before us, so Delta/Iceberg syntax keeps working.
     extensions.injectParser { (_, delegate) => new OverjoinSqlParser(delegate) }
 
@@ -31,6 +35,10 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // A source stream's implicit ROWTIME and APPROXIMATE_ARRIVAL_TIME, in every statement that reads
     // it, and before a join input's rowtime is chosen from its columns.
     extensions.injectResolutionRule { _ => AddSourceStreamColumns }
+    // KDA's CURRENT_ROW_TIMESTAMP without parentheses, where no column has that name.
+    extensions.injectResolutionRule { _ => ResolveCurrentRowTimestamp }
+    // UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(n) of a streaming block: KDA's milliseconds.
+    extensions.injectResolutionRule { _ => org.apache.spark.sql.overjoin.ResolveKdaTimeCalls }
     extensions.injectResolutionRule { _ => ResolveStreamJoinInputs }
     extensions.injectResolutionRule { _ => RewriteWindowedJoins }
     // Tumbling windows (GROUP BY STEP/FLOOR of ROWTIME) before ROWTIME is bound: in their select

@@ -12,8 +12,9 @@ package io.overjoin.model
 final case class ScanResult(
     blocks: Seq[StreamBlock],
     blanks: Seq[(Int, Int)],
-    replacements: Seq[Replacement] = Nil) {
-  def isOurs: Boolean = blocks.nonEmpty
+    replacements: Seq[Replacement] = Nil,
+    similars: Seq[SimilarToCall] = Nil) {
+  def isOurs: Boolean = blocks.nonEmpty || similars.nonEmpty
 
   /**
    * The text Spark's parser gets: overjoin's clauses blanked, and the few s-Server spellings Spark
@@ -34,6 +35,13 @@ final case class ScanResult(
 object ScanResult {
   val NotOurs: ScanResult = ScanResult(Nil, Nil)
 }
+
+/**
+ * A `[NOT] SIMILAR TO` predicate, which Spark's parser reads as `RLIKE`: `start` is the offset of
+ * its first keyword (`NOT` or `SIMILAR`), where Spark's `RLike` node starts too; `escape` its
+ * `ESCAPE` character.
+ */
+final case class SimilarToCall(start: Int, escape: Option[Char])
 
 /** Text Spark's parser reads at `start` instead of the user's, of the same length. */
 final case class Replacement(start: Int, text: String)

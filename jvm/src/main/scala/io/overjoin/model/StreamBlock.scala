@@ -9,7 +9,8 @@ package io.overjoin.model
  * `selectStart` is the offset of the block's `SELECT`; `selectStream` whether it says
  * `SELECT STREAM`; `timeFloors` its `STEP` and `FLOOR ... TO` calls; `slidingSpecs` and
  * `slidingCalls` the windows of its window functions and the calls that use them (§12); `stagger` its
- * `WINDOWED BY STAGGER` clause (§13).
+ * `WINDOWED BY STAGGER` clause (§13); `kdaTimeCalls` the offsets of its `UNIX_TIMESTAMP(` and
+ * `TO_TIMESTAMP(` calls, which mean milliseconds here, as in Kinesis Data Analytics.
  */
 final case class StreamBlock(
     id: Int,
@@ -21,7 +22,8 @@ final case class StreamBlock(
     timeFloors: Seq[TimeFloorCall] = Nil,
     slidingSpecs: Seq[SlidingSpec] = Nil,
     slidingCalls: Seq[SlidingCall] = Nil,
-    stagger: Option[StaggerWindowCall] = None)
+    stagger: Option[StaggerWindowCall] = None,
+    kdaTimeCalls: Seq[Int] = Nil)
 
 /**
  * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).

@@ -36,6 +36,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
   private val timeFloors = new TimeFloorParser(c, intervals)
   private val sliding = new SlidingWindowParser(c, windows)
   private val staggers = new StaggerWindowParser(c, intervals)
+  private val similars = new SimilarToParser(c)
 
   private val blocks = ArrayBuffer.empty[StreamBlock]
   private val blockBlanks = mutable.Map.empty[Int, Seq[(Int, Int)]]
@@ -45,9 +46,12 @@ final class QueryBlockScanner private (c: TokenCursor) {
     if (!c.balanced) return ScanResult.NotOurs
     scanRange(0, c.n)
     val ours = blocks.sortBy(_.selectStart).toSeq
-    if (ours.isEmpty) return ScanResult.NotOurs
-    ScanResult(ours, ours.flatMap(b => blockBlanks.getOrElse(b.id, Nil)),
-      sServerSpellings() ++ ours.flatMap(b => blockReplacements.getOrElse(b.id, Nil)))
+    // SIMILAR TO is not Spark SQL: a statement holding one is overjoin's, streaming or not.
+    val similar = similars.calls()
+    if (ours.isEmpty && similar.isEmpty) return ScanResult.NotOurs
+    ScanResult(ours, ours.flatMap(b => blockBlanks.getOrElse(b.id, Nil)) ++ similar.flatMap(_.blanks),
+      sServerSpellings() ++ ours.flatMap(b => blockReplacements.getOrElse(b.id, Nil)) ++ similar.flatMap(_.replacements),
+      similar.map(_.call))
   }
 
   /**
@@ -168,8 +172,10 @@ final class QueryBlockScanner private (c: TokenCursor) {
       val refRanges = exprRanges ++ functionDefs.map(d => (d.specFrom, d.specTo))
       val refs = refRanges.flatMap { case (f, t) => expressions.rowtimeRefs(f, t, names, listStart, fromIdx) }
       val stagger = if (staggerIdx < windowIdx) Some(staggers.clause(staggerIdx, windowIdx)) else None
+      // UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(n) have KDA's meaning (milliseconds) in the block.
+      val kdaTimes = exprRanges.flatMap { case (f, t) => kdaTimeCalls(f, t) }
       blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs,
-        floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1))
+        floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1), kdaTimes)
       blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks ++ stagger.toSeq.flatMap(_._2)
       blockReplacements(id) = floors.flatMap(_.replacements) ++ stagger.map(_._3)
     }
@@ -180,6 +186,26 @@ final class QueryBlockScanner private (c: TokenCursor) {
       if (tokens(i).isSymbol("(")) { val j = c.close(i, end); scanRange(i + 1, j); i = j + 1 } else i += 1
     }
     end
+  }
+
+  /**
+   * The offsets of the calls of `UNIX_TIMESTAMP(...)` and `TO_TIMESTAMP(...)` in tokens [from, to),
+   * subqueries (other blocks) skipped: in a streaming block they mean what Kinesis Data Analytics
+   * and s-Server mean (docs/syntax.md, "KDA and s-Server functions").
+   */
+  private def kdaTimeCalls(from: Int, to: Int): Seq[Int] = {
+    val out = ArrayBuffer.empty[Int]
+    var i = from
+    while (i < to) {
+      val t = tokens(i)
+      if (t.isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)) i = c.close(i, to) + 1
+      else {
+        if (t.isWordIn(QueryBlockScanner.KdaTimeFunctions) && i + 1 < to && tokens(i + 1).isSymbol("(") &&
+          !(i > 0 && tokens(i - 1).isSymbol("."))) out += t.start
+        i += 1
+      }
+    }
+    out.toSeq
   }
 
   /** `OVER name`: the block's `WINDOW name AS (...)`; returns the (lower-case) names joins use. */
@@ -271,8 +297,11 @@ object QueryBlockScanner {
     "<=>", "&", "|", "^", "::", ",")
 
   /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
+  /** Functions whose meaning in a streaming block is Kinesis Data Analytics' rather than Spark's. */
+  val KdaTimeFunctions: Set[String] = Set("UNIX_TIMESTAMP", "TO_TIMESTAMP")
+
   private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR",
-    "STAGGER")
+    "STAGGER", "SIMILAR")
 
   /**
    * False when `sql` cannot be in the streaming dialect because it holds none of its words (in any

@@ -3,15 +3,17 @@ package io.overjoin.catalyst.parser
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Expression, SortOrder, WindowSpecDefinition}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Expression, RLike, SortOrder, SubqueryExpression, WindowSpecDefinition}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, SubqueryAlias, WithWindowDefinition}
-import org.apache.spark.sql.catalyst.trees.TreeNode
+import org.apache.spark.sql.catalyst.trees.{CurrentOrigin, TreeNode}
+import org.apache.spark.sql.overjoin.{KdaTimeCall, SimilarTo}
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, SlidingLag, TimeFloor}
 import io.overjoin.catalyst.analysis.SlidingFrames
 import io.overjoin.catalyst.plans.logical.{OverjoinNode, StaggerInput, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.{OverjoinErrors, TextSpan}
-import io.overjoin.model.{RowtimeRef, ScanResult, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
+import io.overjoin.parser.QueryBlockScanner
+import io.overjoin.model.{RowtimeRef, ScanResult, SimilarToCall, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
 
 /**
  * Puts overjoin's nodes into the plan Spark's parser made of the blanked text. Because blanking
@@ -29,6 +31,10 @@ import io.overjoin.model.{RowtimeRef, ScanResult, SlidingCall, SlidingSpec, Stre
  *    a lambda's variable) and is left as Spark read it;
  *  - each `STEP(ts BY ...)`/`FLOOR(ts TO ...)`, which Spark read as a call of two arguments,
  *    becomes a [[TimeFloor]] of its first;
+ *  - each `SIMILAR TO`, which Spark read as `RLIKE`, becomes a [[SimilarTo]] (in any query block,
+ *    streaming or not, and in subqueries);
+ *  - each `UNIX_TIMESTAMP(x)` and `TO_TIMESTAMP(x)` of a streaming block becomes a [[KdaTimeCall]],
+ *    which analysis makes KDA's (milliseconds) or leaves Spark's by the type of `x`;
  *  - the window of each window function (docs/semantics.md §12), inline or in the `WINDOW`
  *    clause, gets the frame the parser read (its text was blanked) and, without `ORDER BY`, the
  *    block's `ROWTIME` as its order; a `LAG` over a window with a frame becomes a [[SlidingLag]]:
@@ -57,6 +63,9 @@ object StreamPlanBuilder {
     val lagsAt: Map[Int, SlidingCall] = scan.blocks.flatMap(b => b.slidingCalls.filter { c =>
       c.function == "LAG" && b.slidingSpecs.exists(s => s.open == c.spec && s.frame.isDefined)
     }.map(c => c.start -> c)).toMap
+
+    // UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(n) in a streaming block: KDA's, once the argument's type is known.
+    val kdaTimesAt: Set[Int] = scan.blocks.flatMap(_.kdaTimeCalls).toSet
 
     // WINDOWED BY STAGGER, which Spark read as GROUP BY keys: found by its first key's offset.
     val staggersAt: Map[Int, StreamBlock] =
@@ -131,6 +140,9 @@ object StreamPlanBuilder {
           val (b, spec) = specsAt(startOf(w).get)
           val order = if (spec.orderBy) w.orderSpec else Seq(SortOrder(RowtimeReference(b.id, None, "ROWTIME"), Ascending))
           w.copy(orderSpec = order, frameSpecification = spec.frame.map(SlidingFrames.toSpark).getOrElse(w.frameSpecification))
+        case f: UnresolvedFunction if f.arguments.size == 1 && startOf(f).exists(kdaTimesAt.contains) &&
+          QueryBlockScanner.KdaTimeFunctions.contains(f.nameParts.last.toUpperCase(java.util.Locale.ROOT)) =>
+          KdaTimeCall(f.nameParts.last.toUpperCase(java.util.Locale.ROOT), f.arguments.head, f)
         case f: UnresolvedFunction if startOf(f).exists(floorsAt.contains) && f.arguments.size == 2 =>
           val (b, call) = floorsAt(startOf(f).get)
           floorsReplaced += call.start
@@ -140,7 +152,7 @@ object StreamPlanBuilder {
           val placeholder = RowtimeReference(b.id, ref.qualifier, ref.spelling)
           if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
       }
-      val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty
+      val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty && kdaTimesAt.isEmpty
       val withExprs = if (nothingOfOurs) withStaggers else withStaggers.transformAllExpressionsWithPruning(_ => true)(ours)
       // The WINDOW clause's definitions are a map, which expression transforms do not enter.
       val withRefs = if (specsAt.isEmpty && refsAt.isEmpty) withExprs else withExprs.transformDown {
@@ -150,20 +162,33 @@ object StreamPlanBuilder {
           })
       }
       withRefs.transformDown {
-        case n if nestedPlans(n).nonEmpty =>
-          def mapNested(x: Any): AnyRef = x match {
-            case lp: LogicalPlan if !n.children.exists(_ eq lp) => rewrite(lp)
-            case seq: Seq[_] => seq.map(mapNested)
-            case (a, b) => (mapNested(a), mapNested(b))
-            case (a, b, c) => (mapNested(a), mapNested(b), mapNested(c))
-            case Some(v) => Some(mapNested(v))
-            case other => other.asInstanceOf[AnyRef]
-          }
-          n.makeCopy(n.productIterator.map(mapNested).toArray)
+        case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, rewrite)
       }
     }
-    val result = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
+    val rewritten = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
       .getOrElse(rewrite(plan))
+
+    // SIMILAR TO, which Spark read as RLIKE: anywhere in the statement, subqueries included.
+    val similarsAt: Map[Int, SimilarToCall] = scan.similars.map(c => c.start -> c).toMap
+    val similarsReplaced = mutable.Set.empty[Int]
+    def swapSimilars(p: LogicalPlan): LogicalPlan = {
+      lazy val swap: PartialFunction[Expression, Expression] = {
+        case r: RLike if startOf(r).exists(similarsAt.contains) =>
+          val call = similarsAt(startOf(r).get)
+          similarsReplaced += call.start
+          CurrentOrigin.withOrigin(r.origin)(SimilarTo(r.left, r.right, call.escape))
+        case q: SubqueryExpression => q.withNewPlan(swapSimilars(q.plan))
+      }
+      p.transformDown { case n => n.transformExpressionsDown(swap) }.transformDown {
+        case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, swapSimilars)
+      }
+    }
+    val result = if (similarsAt.isEmpty) rewritten else swapSimilars(rewritten)
+    val lostSimilars = similarsAt.keySet -- similarsReplaced
+    if (lostSimilars.nonEmpty) {
+      throw OverjoinErrors.syntaxDetail(TextSpan(sqlText, lostSimilars.min, lostSimilars.min), "'SIMILAR'",
+        "Spark's parser does not read this as a predicate (write it as value SIMILAR TO 'pattern')")
+    }
     staggersAt.values.find(b => !staggersMarked.contains(b.id)).foreach { b =>
       val call = b.stagger.get
       throw OverjoinErrors.syntaxDetail(TextSpan(sqlText, call.position.start, call.position.stop), "'WINDOWED'",
@@ -203,6 +228,19 @@ object StreamPlanBuilder {
       if (changed) { val c = p.makeCopy(args); c.copyTagsFrom(p); c } else p
     }
     visit(plan)
+  }
+
+  /** `n` with `f` applied to the plans it holds as fields but not as children ([[nestedPlans]]). */
+  private def mapNestedPlans(n: LogicalPlan, f: LogicalPlan => LogicalPlan): LogicalPlan = {
+    def mapNested(x: Any): AnyRef = x match {
+      case lp: LogicalPlan if !n.children.exists(_ eq lp) => f(lp)
+      case seq: Seq[_] => seq.map(mapNested)
+      case (a, b) => (mapNested(a), mapNested(b))
+      case (a, b, c) => (mapNested(a), mapNested(b), mapNested(c))
+      case Some(v) => Some(mapNested(v))
+      case other => other.asInstanceOf[AnyRef]
+    }
+    n.makeCopy(n.productIterator.map(mapNested).toArray)
   }
 
   /** Nodes Spark's parser puts above a relation for the relation's own clauses. */

@@ -1,0 +1,256 @@
+package org.apache.spark.sql.overjoin
+
+import java.util.regex.Pattern
+
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.analysis.FunctionRegistry.FunctionBuilder
+import org.apache.spark.sql.catalyst.analysis.{TypeCheckResult, UnresolvedException, UnresolvedFunction}
+import org.apache.spark.sql.catalyst.expressions.{Cast, DateFormatClass, Expression, ExpressionInfo, ImplicitCastInputTypes, InheritAnalysisRules, LeafExpression, MillisToTimestamp, Nondeterministic, ParseToDate, ParseToTimestamp, RuntimeReplaceable, Subtract, UnaryExpression, Unevaluable}
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.trees.CurrentOrigin
+import org.apache.spark.sql.errors.QueryCompilationErrors
+import org.apache.spark.sql.types.{AbstractDataType, ByteType, DataType, IntegerType, IntegralType, LongType, NullType, ShortType, StringType, TimestampNTZType, TimestampType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The scalar functions of Kinesis Data Analytics SQL and s-Server that Spark SQL lacks, under
+ * their own names (docs/syntax.md, "KDA and s-Server functions"), so that an application's SQL
+ * runs as it was written. Each is registered with Spark's function registry by
+ * [[io.overjoin.OverjoinExtensions]]; none has the name of one of Spark's own functions, so plain
+ * Spark SQL is unchanged.
+ */
+object KdaFunctions {
+
+  /** (name, usage, arguments, builder) of each function. */
+  private val functions: Seq[(String, String, Seq[Int], FunctionBuilder)] = Seq(
+    ("TSDIFF", "TSDIFF(start, end) - `start` minus `end` in milliseconds; each a TIMESTAMP or BIGINT " +
+      "milliseconds since 1970-01-01 00:00:00 UTC. NULL if either is NULL.", Seq(2),
+      args => new TsDiff(args(0), args(1))),
+    ("CHAR_TO_TIMESTAMP", "CHAR_TO_TIMESTAMP(format, string) - `string` read as a TIMESTAMP in the " +
+      "datetime pattern `format` (such as 'yyyy-MM-dd HH:mm:ss').", Seq(2),
+      args => new CharToTimestamp(args(0), args(1))),
+    ("TIMESTAMP_TO_CHAR", "TIMESTAMP_TO_CHAR(format, timestamp) - `timestamp` written in the datetime " +
+      "pattern `format`.", Seq(2),
+      args => new TimestampToChar(args(0), args(1))),
+    ("CHAR_TO_DATE", "CHAR_TO_DATE(format, string) - `string` read as a DATE in the datetime pattern " +
+      "`format`.", Seq(2),
+      args => new CharToDate(args(0), args(1))),
+    ("DATE_TO_CHAR", "DATE_TO_CHAR(format, date) - `date` written in the datetime pattern `format`.", Seq(2),
+      args => new DateToChar(args(0), args(1))),
+    ("REGEX_REPLACE", "REGEX_REPLACE(original, regex, replacement, startPosition, occurrence) - `original` " +
+      "with the `occurrence`-th match of the Java regular expression `regex` (every match when 0) at or " +
+      "after character `startPosition` (from 1) replaced by `replacement` (as Java's replaceAll reads it).",
+      Seq(5), args => RegexReplace(args)),
+    ("CURRENT_ROW_TIMESTAMP", "CURRENT_ROW_TIMESTAMP - the time when the row is computed (CURRENT_TIMESTAMP " +
+      "is the time the query or micro-batch started); also written without parentheses.", Seq(0),
+      _ => CurrentRowTimestamp()),
+    ("MONOTONIC", "MONOTONIC(expr) - `expr` itself (Kinesis Data Analytics declares with it that `expr` " +
+      "only grows; Spark needs no such declaration).", Seq(1),
+      args => args.head)
+  )
+
+  /** The names, upper case. */
+  val names: Set[String] = functions.map(_._1).toSet
+
+  /** What `SparkSessionExtensions.injectFunction` takes, one per function. */
+  def registrations: Seq[(FunctionIdentifier, ExpressionInfo, FunctionBuilder)] = functions.map {
+    case (name, usage, arities, build) =>
+      val info = new ExpressionInfo(classOf[KdaFunctions.type].getName.stripSuffix("$"), null, name.toLowerCase,
+        usage, "", "", "", "", "", "", "built-in")
+      val checked: FunctionBuilder = args => {
+        if (!arities.contains(args.size)) throw QueryCompilationErrors.wrongNumArgsError(name, arities, args.size)
+        build(args)
+      }
+      (FunctionIdentifier(name.toLowerCase), info, checked)
+  }
+}
+
+/**
+ * A TIMESTAMP (or TIMESTAMP_NTZ, its wall clock read as UTC) or a whole number of milliseconds, as
+ * milliseconds since 1970-01-01 00:00:00 UTC: the arguments of `function` (KDA's `TSDIFF` takes both).
+ */
+case class EpochMillis(child: Expression, function: String) extends UnaryExpression with CodegenFallback {
+  override def dataType: DataType = LongType
+  override def nullIntolerant: Boolean = true
+
+  override def checkInputDataTypes(): TypeCheckResult = child.dataType match {
+    case TimestampType | TimestampNTZType | NullType | _: IntegralType => TypeCheckResult.TypeCheckSuccess
+    case other => TypeCheckResult.TypeCheckFailure(
+      s"$function takes TIMESTAMP values or BIGINT milliseconds since 1970-01-01 00:00:00 UTC, not ${other.sql}")
+  }
+
+  override protected def nullSafeEval(value: Any): Any = child.dataType match {
+    case TimestampType | TimestampNTZType => Math.floorDiv(value.asInstanceOf[Long], 1000L)
+    case ByteType => value.asInstanceOf[Byte].toLong
+    case ShortType => value.asInstanceOf[Short].toLong
+    case IntegerType => value.asInstanceOf[Int].toLong
+    case _ => value.asInstanceOf[Long]
+  }
+
+  override def prettyName: String = "epoch_millis"
+  override protected def withNewChildInternal(newChild: Expression): EpochMillis = copy(child = newChild)
+}
+
+/** KDA's `TSDIFF(start, end)`: `start - end` in milliseconds. */
+case class TsDiff(start: Expression, end: Expression, replacement: Expression)
+  extends RuntimeReplaceable with InheritAnalysisRules {
+  def this(start: Expression, end: Expression) =
+    this(start, end, Subtract(EpochMillis(start, "TSDIFF"), EpochMillis(end, "TSDIFF")))
+  override def prettyName: String = "tsdiff"
+  override def parameters: Seq[Expression] = Seq(start, end)
+  override protected def withNewChildInternal(newChild: Expression): TsDiff = copy(replacement = newChild)
+}
+
+/** KDA's `CHAR_TO_TIMESTAMP(format, string)`: Spark's `to_timestamp(string, format)`. */
+case class CharToTimestamp(format: Expression, string: Expression, replacement: Expression)
+  extends RuntimeReplaceable with InheritAnalysisRules {
+  def this(format: Expression, string: Expression) = this(format, string, new ParseToTimestamp(string, format))
+  override def prettyName: String = "char_to_timestamp"
+  override def parameters: Seq[Expression] = Seq(format, string)
+  override protected def withNewChildInternal(newChild: Expression): CharToTimestamp = copy(replacement = newChild)
+}
+
+/** KDA's `TIMESTAMP_TO_CHAR(format, timestamp)`: Spark's `date_format(timestamp, format)`. */
+case class TimestampToChar(format: Expression, ts: Expression, replacement: Expression)
+  extends RuntimeReplaceable with InheritAnalysisRules {
+  def this(format: Expression, ts: Expression) = this(format, ts, new DateFormatClass(ts, format))
+  override def prettyName: String = "timestamp_to_char"
+  override def parameters: Seq[Expression] = Seq(format, ts)
+  override protected def withNewChildInternal(newChild: Expression): TimestampToChar = copy(replacement = newChild)
+}
+
+/** KDA's `CHAR_TO_DATE(format, string)`: Spark's `to_date(string, format)`. */
+case class CharToDate(format: Expression, string: Expression, replacement: Expression)
+  extends RuntimeReplaceable with InheritAnalysisRules {
+  def this(format: Expression, string: Expression) = this(format, string, new ParseToDate(string, format))
+  override def prettyName: String = "char_to_date"
+  override def parameters: Seq[Expression] = Seq(format, string)
+  override protected def withNewChildInternal(newChild: Expression): CharToDate = copy(replacement = newChild)
+}
+
+/** KDA's `DATE_TO_CHAR(format, date)`: Spark's `date_format(date, format)`. */
+case class DateToChar(format: Expression, date: Expression, replacement: Expression)
+  extends RuntimeReplaceable with InheritAnalysisRules {
+  def this(format: Expression, date: Expression) = this(format, date, new DateFormatClass(date, format))
+  override def prettyName: String = "date_to_char"
+  override def parameters: Seq[Expression] = Seq(format, date)
+  override protected def withNewChildInternal(newChild: Expression): DateToChar = copy(replacement = newChild)
+}
+
+/**
+ * KDA's `REGEX_REPLACE(original, regex, replacement, startPosition, occurrence)`: Java's
+ * `replaceAll` from character `startPosition` (1-based; past the end, `original` is returned) of
+ * every match (`occurrence` 0) or of the `occurrence`-th match only. A position below 1 or a
+ * negative occurrence is an error naming the value; NULL in any argument gives NULL.
+ */
+case class RegexReplace(children: Seq[Expression]) extends Expression with ImplicitCastInputTypes with CodegenFallback {
+  override def inputTypes: Seq[AbstractDataType] = Seq(StringType, StringType, StringType, IntegerType, IntegerType)
+  override def dataType: DataType = StringType
+  override def nullable: Boolean = true
+  override def prettyName: String = "regex_replace"
+
+  @transient private var lastRegex: UTF8String = _
+  @transient private var lastPattern: Pattern = _
+
+  override def eval(input: org.apache.spark.sql.catalyst.InternalRow): Any = {
+    val values = children.map(_.eval(input))
+    if (values.contains(null)) return null
+    val original = values(0).toString
+    val start = values(3).asInstanceOf[Int]
+    val occurrence = values(4).asInstanceOf[Int]
+    if (start < 1) throw new IllegalArgumentException(
+      s"REGEX_REPLACE: the start position is $start; it must be 1 (the first character) or more")
+    if (occurrence < 0) throw new IllegalArgumentException(
+      s"REGEX_REPLACE: the occurrence is $occurrence; it must be 0 (every match) or more")
+    if (start > original.length) return values(0)
+    val regex = values(1).asInstanceOf[UTF8String]
+    if (lastPattern == null || lastRegex != regex) {
+      lastPattern = Pattern.compile(regex.toString)
+      lastRegex = regex.clone()
+    }
+    val m = lastPattern.matcher(original)
+    m.region(start - 1, original.length)
+    val replacement = values(2).toString
+    // appendReplacement copies the text since the last replaced match (skipped matches included),
+    // then the replacement; appendTail the rest.
+    val out = new java.lang.StringBuilder(original.length)
+    var count = 0
+    var more = m.find()
+    while (more) {
+      count += 1
+      if (occurrence == 0 || count == occurrence) m.appendReplacement(out, replacement)
+      more = (occurrence == 0 || count < occurrence) && m.find()
+    }
+    m.appendTail(out)
+    UTF8String.fromString(out.toString)
+  }
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): RegexReplace =
+    copy(children = newChildren)
+}
+
+/**
+ * KDA's `CURRENT_ROW_TIMESTAMP`: the time at which the row is computed, read anew for every row
+ * (Spark's `CURRENT_TIMESTAMP` is fixed per query or micro-batch).
+ */
+case class CurrentRowTimestamp() extends LeafExpression with Nondeterministic with CodegenFallback {
+  override def dataType: DataType = TimestampType
+  override def nullable: Boolean = false
+  override def prettyName: String = "current_row_timestamp"
+  override protected def initializeInternal(partitionIndex: Int): Unit = ()
+  override protected def evalInternal(input: org.apache.spark.sql.catalyst.InternalRow): Any =
+    { val now = java.time.Instant.now(); now.getEpochSecond * 1000000L + now.getNano / 1000L }
+}
+
+/**
+ * `UNIX_TIMESTAMP(x)` or `TO_TIMESTAMP(x)` in a streaming query block, until `x`'s type is known
+ * (docs/syntax.md, "KDA and s-Server functions"). Kinesis Data Analytics' and s-Server's
+ * `UNIX_TIMESTAMP(timestamp)` is milliseconds since 1970-01-01 00:00:00 UTC and their
+ * `TO_TIMESTAMP(bigint)` reads milliseconds, where Spark's functions of those names count seconds:
+ * an application divides by 1000 and would silently be 1000 times off. With any other argument
+ * type it is Spark's function (`original`, with the argument as analysed).
+ */
+case class KdaTimeCall(function: String, child: Expression, original: UnresolvedFunction)
+  extends UnaryExpression with Unevaluable {
+  override lazy val resolved: Boolean = false
+  override def dataType: DataType = throw new UnresolvedException("dataType")
+  override def nullable: Boolean = true
+  override def sql: String = s"${function.toLowerCase}(${child.sql})"
+  override def toString: String = s"${function.toLowerCase}($child)"
+
+  /** KDA's meaning for the argument types KDA's function takes, else Spark's function, unresolved. */
+  def decide: Expression = CurrentOrigin.withOrigin(original.origin) {
+    (function, child.dataType) match {
+      case ("UNIX_TIMESTAMP", TimestampType | TimestampNTZType) => new KdaUnixTimestamp(child)
+      case ("TO_TIMESTAMP", _: IntegralType) => new KdaToTimestamp(child)
+      case _ => original.copy(arguments = Seq(child))
+    }
+  }
+
+  override protected def withNewChildInternal(newChild: Expression): KdaTimeCall = copy(child = newChild)
+}
+
+/** KDA's `UNIX_TIMESTAMP(timestamp)`: milliseconds since 1970-01-01 00:00:00 UTC. */
+case class KdaUnixTimestamp(ts: Expression, replacement: Expression)
+  extends RuntimeReplaceable with InheritAnalysisRules {
+  def this(ts: Expression) = this(ts, EpochMillis(ts, "UNIX_TIMESTAMP"))
+  override def prettyName: String = "unix_timestamp"
+  override def parameters: Seq[Expression] = Seq(ts)
+  override protected def withNewChildInternal(newChild: Expression): KdaUnixTimestamp = copy(replacement = newChild)
+}
+
+/** KDA's `TO_TIMESTAMP(bigint)`: the TIMESTAMP that many milliseconds after 1970-01-01 00:00:00 UTC. */
+case class KdaToTimestamp(millis: Expression, replacement: Expression)
+  extends RuntimeReplaceable with InheritAnalysisRules {
+  def this(millis: Expression) = this(millis, MillisToTimestamp(Cast(millis, LongType)))
+  override def prettyName: String = "to_timestamp"
+  override def parameters: Seq[Expression] = Seq(millis)
+  override protected def withNewChildInternal(newChild: Expression): KdaToTimestamp = copy(replacement = newChild)
+}
+
+/** Analysis of [[KdaTimeCall]]s: each decided once its argument is resolved. */
+object ResolveKdaTimeCalls extends org.apache.spark.sql.catalyst.rules.Rule[org.apache.spark.sql.catalyst.plans.logical.LogicalPlan] {
+  override def apply(plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan)
+      : org.apache.spark.sql.catalyst.plans.logical.LogicalPlan =
+    plan.resolveExpressions { case k: KdaTimeCall if k.child.resolved => k.decide }
+}

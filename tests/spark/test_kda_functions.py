@@ -1,0 +1,266 @@
+"""Kinesis Data Analytics' and s-Server's functions and operators that Spark SQL lacks or means
+differently (docs/syntax.md, "KDA and s-Server functions"): `SIMILAR TO`, `TSDIFF`,
+`CHAR_TO_TIMESTAMP` and its kin, `REGEX_REPLACE`, `CURRENT_ROW_TIMESTAMP`, `MONOTONIC`, and
+`UNIX_TIMESTAMP`/`TO_TIMESTAMP` in milliseconds inside a streaming block.
+
+Oracles: published results (Amazon Redshift's SIMILAR TO examples, which follow the SQL standard
+as KDA does), Spark's own `LIKE` (an independent implementation of `%` and `_`) on generated
+patterns and values, and Python's `datetime`, `calendar` and `re` on generated inputs.
+"""
+
+from __future__ import annotations
+
+import calendar
+import random
+import re
+from datetime import datetime, timedelta
+
+import pytest
+from pyspark.errors import AnalysisException, ParseException
+
+# ---- SIMILAR TO ------------------------------------------------------------------------------------
+
+#: Amazon Redshift's documented SIMILAR TO examples (Database Developer Guide, "SIMILAR TO"): value,
+#: pattern, result. The SQL standard's operator, which KDA and s-Server implement.
+PUBLISHED = [
+    ("abc", "abc", True),
+    ("abc", "_b_", True),
+    ("abc", "_A_", False),
+    ("abc", "%(b|d)%", True),
+    ("abc", "(b|c)%", False),
+    ("AbcAbcdefgefg12efgefg12", "((Ab)?c)+d((efg)+(12))+", True),
+    ("aaaaaab11111xy", "a{6}_[0-9]{5}(x|y){2}", True),
+    ("$0.87", "$[0-9]+(.[0-9][0-9])?", True),
+]
+
+
+def sql_string(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def test_published_similar_to_examples(spark) -> None:
+    items = ", ".join(f"{sql_string(v)} SIMILAR TO {sql_string(p)} AS c{i}" for i, (v, p, _) in enumerate(PUBLISHED))
+    got = list(spark.sql(f"SELECT {items}").first())
+    assert got == [want for _, _, want in PUBLISHED]
+
+
+def random_like_pattern(rng: random.Random) -> str:
+    """A pattern of literals (some of them regular-expression characters that SIMILAR TO takes as
+    themselves), `%` and `_`: it means the same to LIKE and to SIMILAR TO."""
+    return "".join(rng.choice(["a", "b", ".", "$", "^", "%", "_", "ab"]) for _ in range(rng.randint(0, 5)))
+
+
+def random_value(rng: random.Random) -> str:
+    return "".join(rng.choice("ab.$^") for _ in range(rng.randint(0, 6)))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_similar_to_agrees_with_like_on_generated_patterns(spark, seed: int) -> None:
+    """Without the regular-expression operators, SIMILAR TO is LIKE: the whole value, `%` any run,
+    `_` one character, `.` `$` `^` themselves. Alternatives `(p|q)` are LIKE p OR LIKE q; NOT SIMILAR
+    TO is the negation; NULL gives NULL."""
+    rng = random.Random(seed)
+    values = [random_value(rng) for _ in range(30)] + [None]
+    patterns = [random_like_pattern(rng) for _ in range(40)]
+    spark.createDataFrame([(v,) for v in values], "v STRING").createOrReplaceTempView("similar_values")
+    checks = []
+    for i, p in enumerate(patterns):
+        q = patterns[(i + 7) % len(patterns)]
+        checks.append(
+            f"(v SIMILAR TO {sql_string(p)}) <=> (v LIKE {sql_string(p)}) AND "
+            f"(v NOT SIMILAR TO {sql_string(p)}) <=> (v NOT LIKE {sql_string(p)}) AND "
+            f"(v SIMILAR TO {sql_string('(' + p + '|' + q + ')')}) <=> (v LIKE {sql_string(p)} OR v LIKE {sql_string(q)})"
+        )
+    cols = ", ".join(f"{c} AS ok{i}" for i, c in enumerate(checks))
+    for row in spark.sql(f"SELECT v, {cols} FROM similar_values").collect():
+        bad = [patterns[i] for i in range(len(patterns)) if not row[f"ok{i}"]]
+        assert not bad, f"seed {seed}: value {row['v']!r} disagrees with LIKE on {bad}"
+
+
+def test_similar_to_escape_agrees_with_like_escape(spark) -> None:
+    rng = random.Random(11)
+    values = ["100%", "100", "a_b", "axb", "!", "x!y", "%", "_"]
+    patterns = ["100!%", "%!%", "a!_b", "a_b", "!!", "%!!%", "!%", "!_", "%"]
+    spark.createDataFrame([(v,) for v in values], "v STRING").createOrReplaceTempView("escape_values")
+    for p in rng.sample(patterns, len(patterns)):
+        rows = spark.sql(
+            f"SELECT v, v SIMILAR TO '{p}' ESCAPE '!' AS s, v LIKE '{p}' ESCAPE '!' AS l FROM escape_values"
+        ).collect()
+        assert [(r["v"], r["s"]) for r in rows] == [(r["v"], r["l"]) for r in rows], p
+
+
+def test_similar_to_regular_expression_operators(spark) -> None:
+    cases = [
+        ("TECHNOLOGY", "%TECH%", True),
+        ("BIOTECH", "%TECH%", True),
+        ("tech", "%TECH%", False),  # case matters
+        ("TECH", "TECH|FIN", True),
+        ("FIN", "TECH|FIN", True),
+        ("TECHFIN", "TECH|FIN", False),  # the whole value
+        ("aaa", "a+", True),
+        ("", "a*", True),
+        ("ab", "ab?", True),
+        ("abb", "ab?", False),
+        ("c", "[a-c]", True),
+        ("d", "[a-c]", False),
+        ("d", "[^a-c]", True),
+        ("7", "[[:DIGIT:]]", True),
+        ("x", "[[:DIGIT:]]", False),
+        ("a.c", "a.c", True),
+        ("abc", "a.c", False),  # `.` is itself
+        ("a\nb", "a_b", True),  # `_` is any character, a line break too
+        ("a\\b", "a\\b", True),  # `\` is itself without ESCAPE
+    ]
+    items = ", ".join(f"{sql_string(v)} SIMILAR TO {sql_string(p)} AS c{i}" for i, (v, p, _) in enumerate(cases))
+    got = list(spark.sql(f"SELECT {items}").first())
+    assert [(c[0], c[1], g) for c, g in zip(cases, got)] == [(v, p, w) for v, p, w in cases]
+
+
+def test_similar_to_in_subqueries_views_and_next_to_rlike(spark) -> None:
+    spark.createDataFrame([("TECH",), ("FIN",), ("BIOTECH",)], "sector STRING").createOrReplaceTempView("sectors")
+    got = spark.sql(
+        "SELECT sector, sector RLIKE 'TECH' AS partial FROM sectors "
+        "WHERE sector IN (SELECT sector FROM sectors WHERE sector SIMILAR TO 'TECH|FIN')"
+    ).collect()
+    # RLIKE keeps Spark's meaning (a match anywhere) in a statement that also has SIMILAR TO.
+    assert sorted(tuple(r) for r in got) == [("FIN", False), ("TECH", True)]
+    spark.sql("CREATE OR REPLACE TEMP VIEW tech_sectors AS SELECT sector FROM sectors WHERE sector SIMILAR TO '%TECH'")
+    assert sorted(r[0] for r in spark.sql("SELECT * FROM tech_sectors").collect()) == ["BIOTECH", "TECH"]
+
+
+def test_bad_similar_to_pattern_is_refused_where_it_is_written(spark) -> None:
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("SELECT 'abc' SIMILAR TO '(ab' AS m").collect()
+    message = str(e.value)
+    assert "'(ab' is not a SIMILAR TO pattern" in message and "ESCAPE" in message
+    assert "line 1 pos 13" in message  # SIMILAR's position
+    with pytest.raises(ParseException) as e2:
+        spark.sql("SELECT 'a' SIMILAR TO 'a' ESCAPE 'ab'").collect()
+    assert "OJ001" in str(e2.value) and "exactly one character" in str(e2.value)
+    assert "(line 1, pos 33)" in str(e2.value)  # the ESCAPE literal
+
+
+# ---- time functions ----------------------------------------------------------------------------------
+
+T0 = datetime(2024, 3, 30, 22, 0, 0)
+
+
+def random_times(rng: random.Random, n: int) -> list[datetime]:
+    return [T0 + timedelta(microseconds=rng.randrange(-(10**13), 10**13)) for _ in range(n)]
+
+
+def millis(t: datetime) -> int:
+    return calendar.timegm(t.timetuple()) * 1000 + t.microsecond // 1000
+
+
+def test_tsdiff_on_generated_timestamps_and_millis(spark) -> None:
+    """TSDIFF(a, b) = a - b in milliseconds, for TIMESTAMPs and for BIGINT milliseconds; NULL in, NULL out."""
+    rng = random.Random(5)
+    times = random_times(rng, 60)
+    pairs = [(a, b) for a, b in zip(times, reversed(times))] + [(None, T0), (T0, None)]
+    spark.createDataFrame(pairs, "a TIMESTAMP, b TIMESTAMP").createOrReplaceTempView("tsdiff_pairs")
+    rows = spark.sql(
+        "SELECT a, b, TSDIFF(a, b) AS d, TSDIFF(unix_millis(a), unix_millis(b)) AS dm FROM tsdiff_pairs"
+    ).collect()
+    for r in rows:
+        want = None if r["a"] is None or r["b"] is None else millis(r["a"]) - millis(r["b"])
+        assert (r["d"], r["dm"]) == (want, want), (r["a"], r["b"])
+    with pytest.raises(AnalysisException, match="TSDIFF takes TIMESTAMP values or BIGINT milliseconds"):
+        spark.sql("SELECT TSDIFF('2024-01-01', 1)").collect()
+
+
+def test_unix_timestamp_and_to_timestamp_are_millis_in_a_streaming_block(spark) -> None:
+    """KDA's UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(ms) count milliseconds; in a streaming block
+    (SELECT STREAM) they are KDA's. Elsewhere, and with other argument types, Spark's (seconds)."""
+    rng = random.Random(6)
+    times = random_times(rng, 40)
+    rows = [(t, millis(t)) for t in times]
+    spark.createDataFrame(rows, "ROWTIME TIMESTAMP, ms BIGINT").createOrReplaceTempView("kda_times")
+    got = spark.sql(
+        "SELECT STREAM ROWTIME, UNIX_TIMESTAMP(ROWTIME) AS u, TO_TIMESTAMP(ms) AS t, "
+        "UNIX_TIMESTAMP('1970-01-01 00:01:00') AS spark_u, TO_TIMESTAMP('2024-01-01 00:00:00') AS spark_t "
+        "FROM kda_times"
+    ).collect()
+    assert len(got) == len(rows)
+    for r in got:
+        assert r["u"] == millis(r["ROWTIME"])
+        assert r["t"] == r["ROWTIME"].replace(microsecond=r["ROWTIME"].microsecond // 1000 * 1000)
+        assert (r["spark_u"], r["spark_t"]) == (60, datetime(2024, 1, 1))
+    plain = spark.sql(
+        "SELECT ROWTIME, ms, UNIX_TIMESTAMP(ROWTIME) AS u, unix_seconds(TO_TIMESTAMP(ms)) AS t FROM kda_times"
+    ).collect()
+    for r in plain:  # Spark's functions: seconds
+        assert (r["u"], r["t"]) == (calendar.timegm(r["ROWTIME"].timetuple()), r["ms"])
+
+
+PATTERNS = [
+    ("yyyy-MM-dd HH:mm:ss", "%Y-%m-%d %H:%M:%S"),
+    ("dd/MM/yyyy HH:mm", "%d/%m/%Y %H:%M"),
+    ("yyyyMMdd'T'HHmmss", "%Y%m%dT%H%M%S"),
+]
+
+
+@pytest.mark.parametrize(("kda", "python"), PATTERNS)
+def test_timestamp_to_char_and_back(spark, kda: str, python: str) -> None:
+    rng = random.Random(len(kda))
+    times = [t.replace(microsecond=0) for t in random_times(rng, 40)]
+    spark.createDataFrame([(t,) for t in times], "ts TIMESTAMP").createOrReplaceTempView("char_times")
+    f = sql_string(kda)
+    rows = spark.sql(
+        f"SELECT ts, TIMESTAMP_TO_CHAR({f}, ts) AS s, CHAR_TO_TIMESTAMP({f}, TIMESTAMP_TO_CHAR({f}, ts)) AS back, "
+        f"DATE_TO_CHAR({f}, CAST(ts AS DATE)) AS d, CHAR_TO_DATE({f}, TIMESTAMP_TO_CHAR({f}, ts)) AS back_d "
+        "FROM char_times"
+    ).collect()
+    for r in rows:
+        assert r["s"] == r["ts"].strftime(python)
+        assert r["back"] == datetime.strptime(r["ts"].strftime(python), python)
+        midnight = datetime.combine(r["ts"].date(), datetime.min.time())
+        assert r["d"] == midnight.strftime(python)
+        assert r["back_d"] == r["ts"].date()
+
+
+# ---- REGEX_REPLACE, CURRENT_ROW_TIMESTAMP, MONOTONIC -------------------------------------------------
+
+
+def regex_replace_model(s: str, regex: str, rep: str, start: int, occurrence: int) -> str:
+    """KDA's definition: from character `start` (1-based), the `occurrence`-th match (all when 0)."""
+    if start > len(s):
+        return s
+    out, last = [s[: start - 1]], start - 1
+    for n, m in enumerate(re.finditer(regex, s[start - 1 :]), start=1):
+        if occurrence in (0, n):
+            out.append(s[last : m.start() + start - 1])
+            out.append(rep)
+            last = m.end() + start - 1
+    out.append(s[last:])
+    return "".join(out)
+
+
+def test_regex_replace_on_generated_strings(spark) -> None:
+    rng = random.Random(8)
+    regexes = ["b", "ab", "a+", "[bc]", "x"]
+    cases = []
+    for _ in range(120):
+        s = "".join(rng.choice("abcx") for _ in range(rng.randint(0, 12)))
+        cases.append((s, rng.choice(regexes), rng.choice(["-", "", "ZZ"]), rng.randint(1, 14), rng.randint(0, 3)))
+    spark.createDataFrame(cases, "s STRING, r STRING, rep STRING, st INT, occ INT").createOrReplaceTempView("rr")
+    for row in spark.sql("SELECT *, REGEX_REPLACE(s, r, rep, st, occ) AS got FROM rr").collect():
+        assert row["got"] == regex_replace_model(row["s"], row["r"], row["rep"], row["st"], row["occ"]), tuple(row)
+    # The reference's own example: every TECHNOLOGY sector renamed.
+    assert (
+        spark.sql("SELECT REGEX_REPLACE('TECHNOLOGY', 'TECHNOLOGY', 'INFORMATION TECHNOLOGY', 1, 0)").first()[0]
+        == "INFORMATION TECHNOLOGY"
+    )
+    with pytest.raises(Exception, match="the start position is 0"):
+        spark.sql("SELECT REGEX_REPLACE('ab', 'b', 'c', 0, 0)").collect()
+
+
+def test_current_row_timestamp_with_and_without_parentheses(spark) -> None:
+    before = datetime.now().replace(microsecond=0)
+    row = spark.sql("SELECT CURRENT_ROW_TIMESTAMP, CURRENT_ROW_TIMESTAMP() AS c, MONOTONIC(1 + 1) AS m").first()
+    after = datetime.now() + timedelta(seconds=1)
+    assert before <= row["CURRENT_ROW_TIMESTAMP"] <= after and before <= row["c"] <= after
+    assert row["m"] == 2
+    # A column of that name wins, as a column named current_date does over Spark's function.
+    spark.createDataFrame([(5,)], "CURRENT_ROW_TIMESTAMP INT").createOrReplaceTempView("has_column")
+    assert spark.sql("SELECT CURRENT_ROW_TIMESTAMP FROM has_column").first()[0] == 5
