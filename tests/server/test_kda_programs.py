@@ -6,6 +6,7 @@ was published); only their source streams, which KDA configures outside SQL, are
 
 from __future__ import annotations
 
+import calendar
 import json
 import os
 import random
@@ -82,6 +83,12 @@ SOURCE = (
 SLIDING_SOURCE = (
     'CREATE STREAM "SOURCE_SQL_STREAM_001" (TICKER_SYMBOL VARCHAR(4), SECTOR varchar(16), CHANGE REAL, PRICE REAL) '
     "WITH (format = 'json', path = '{folder}')"
+)
+
+#: The reference's TO_TIMESTAMP page: the demo stream with a Unix time in milliseconds.
+CHANGE_TIME_SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" (ticker_symbol VARCHAR(4), sector VARCHAR(16), change REAL, '
+    "change_time BIGINT, price REAL) WITH (format = 'json', path = '{folder}')"
 )
 
 STAGGER_SOURCE = (
@@ -305,6 +312,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_devguide_partial_results.sql": [SLIDING_SOURCE],
     "kda_devguide_stagger_window.sql": [STAGGER_SOURCE],
     "kda_devguide_continuous_filter.sql": [SLIDING_SOURCE],
+    "kda_sqlref_to_timestamp.sql": [CHANGE_TIME_SOURCE],
     "app.sql": [],
 }
 
@@ -520,3 +528,24 @@ def test_kda_devguide_continuous_filter_program(server: Server) -> None:
     query = "SELECT symbol, sector, CHANGE, price FROM filter.DESTINATION_SQL_STREAM"
     wait_until(lambda: len(server.query(query)) >= len(expected), what="the filtered rows")
     assert sorted(server.query(query)) == expected
+
+
+def test_kda_sqlref_to_timestamp_program(server: Server) -> None:
+    """The reference's TO_TIMESTAMP example as printed: `change_time`, BIGINT milliseconds since
+    1970-01-01 00:00:00 UTC, becomes a TIMESTAMP (KDA's TO_TIMESTAMP; Spark's reads seconds)."""
+    rnd = random.Random(4400)
+    folder = server.state_dir.parent / "to_ts"
+    run(server, "to_ts", [CHANGE_TIME_SOURCE.format(folder=folder)], program("kda_sqlref_to_timestamp.sql"))
+    t = at("10:00:00")
+    records, expected = [], []
+    for _ in range(12):
+        t += timedelta(seconds=rnd.randint(0, 9))
+        changed = t - timedelta(milliseconds=rnd.randint(0, 10**8))
+        ms = calendar.timegm(changed.timetuple()) * 1000 + changed.microsecond // 1000
+        records.append({"ROWTIME": iso(t), "ticker_symbol": "ABC", "sector": "TECH", "change": 0.5,
+                        "change_time": ms, "price": 2.25})  # fmt: skip
+        expected.append(("ABC", "TECH", 0.5, changed.replace(microsecond=changed.microsecond // 1000 * 1000), 2.25))
+    write_rows(folder, "records", records)
+    query = "SELECT ticker_symbol, sector, change, change_time, price FROM to_ts.DESTINATION_SQL_STREAM"
+    wait_until(lambda: len(server.query(query)) >= len(expected), what="the converted rows")
+    assert sorted(server.query(query)) == sorted(expected)

@@ -219,6 +219,26 @@ def test_timestamp_to_char_and_back(spark, kda: str, python: str) -> None:
         assert r["back_d"] == r["ts"].date()
 
 
+def test_char_to_timestamp_reads_as_javas_simple_date_format(spark) -> None:
+    """KDA's reference: the pattern is Java's SimpleDateFormat's; a template of fewer fields reads
+    the start of the string and the rest of the TIMESTAMP is its default (day 1, zero time); every
+    field must be within its range. `z` reads an offset such as Apache's log format has."""
+    row = spark.sql(
+        "SELECT CHAR_TO_TIMESTAMP('yyyy-MM-dd', '2009-09-16 03:15:24') AS day, "
+        "CHAR_TO_TIMESTAMP('yyyy-MM', '2009-09-16 03:15:24') AS month, "
+        "CHAR_TO_TIMESTAMP('yyyy-MM-dd hh:mm:ss', '2009-09-16 03:15:24') AS full, "
+        "CHAR_TO_TIMESTAMP('dd/MMM/yyyy:HH:mm:ss z', '10/Oct/2000:13:55:36 -0700') AS apache, "
+        "TIMESTAMP_TO_CHAR('yyyy-MM-dd', CAST(NULL AS TIMESTAMP)) AS null_ts"
+    ).first()
+    assert row["day"] == datetime(2009, 9, 16)
+    assert row["month"] == datetime(2009, 9, 1)
+    assert row["full"] == datetime(2009, 9, 16, 3, 15, 24)
+    assert row["apache"] == datetime(2000, 10, 10, 20, 55, 36)  # 13:55:36 at -07:00, in UTC
+    assert row["null_ts"] == "null"  # as KDA's reference says
+    with pytest.raises(Exception, match="'2009-02-30' does not match the pattern 'yyyy-MM-dd'"):
+        spark.sql("SELECT CHAR_TO_TIMESTAMP('yyyy-MM-dd', '2009-02-30')").collect()
+
+
 # ---- REGEX_REPLACE, CURRENT_ROW_TIMESTAMP, MONOTONIC -------------------------------------------------
 
 

@@ -5,11 +5,12 @@ import java.util.regex.Pattern
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry.FunctionBuilder
 import org.apache.spark.sql.catalyst.analysis.{TypeCheckResult, UnresolvedException, UnresolvedFunction}
-import org.apache.spark.sql.catalyst.expressions.{Cast, DateFormatClass, Expression, ExpressionInfo, ImplicitCastInputTypes, InheritAnalysisRules, LeafExpression, MillisToTimestamp, Nondeterministic, ParseToDate, ParseToTimestamp, RuntimeReplaceable, Subtract, UnaryExpression, Unevaluable}
+import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Cast, Expression, ExpressionInfo, ImplicitCastInputTypes, InheritAnalysisRules, LeafExpression, MillisToTimestamp, Nondeterministic, RuntimeReplaceable, Subtract, TimeZoneAwareExpression, UnaryExpression, Unevaluable}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.errors.QueryCompilationErrors
-import org.apache.spark.sql.types.{AbstractDataType, ByteType, DataType, IntegerType, IntegralType, LongType, NullType, ShortType, StringType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{AbstractDataType, ByteType, DataType, DateType, IntegerType, IntegralType, LongType, NullType, ShortType, StringType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -26,17 +27,18 @@ object KdaFunctions {
     ("TSDIFF", "TSDIFF(start, end) - `start` minus `end` in milliseconds; each a TIMESTAMP or BIGINT " +
       "milliseconds since 1970-01-01 00:00:00 UTC. NULL if either is NULL.", Seq(2),
       args => new TsDiff(args(0), args(1))),
-    ("CHAR_TO_TIMESTAMP", "CHAR_TO_TIMESTAMP(format, string) - `string` read as a TIMESTAMP in the " +
-      "datetime pattern `format` (such as 'yyyy-MM-dd HH:mm:ss').", Seq(2),
-      args => new CharToTimestamp(args(0), args(1))),
-    ("TIMESTAMP_TO_CHAR", "TIMESTAMP_TO_CHAR(format, timestamp) - `timestamp` written in the datetime " +
-      "pattern `format`.", Seq(2),
-      args => new TimestampToChar(args(0), args(1))),
-    ("CHAR_TO_DATE", "CHAR_TO_DATE(format, string) - `string` read as a DATE in the datetime pattern " +
-      "`format`.", Seq(2),
-      args => new CharToDate(args(0), args(1))),
-    ("DATE_TO_CHAR", "DATE_TO_CHAR(format, date) - `date` written in the datetime pattern `format`.", Seq(2),
-      args => new DateToChar(args(0), args(1))),
+    ("CHAR_TO_TIMESTAMP", "CHAR_TO_TIMESTAMP(format, string) - `string` read as a TIMESTAMP in `format`, " +
+      "a pattern of Java's SimpleDateFormat (such as 'yyyy-MM-dd HH:mm:ss'), every field within its range.", Seq(2),
+      args => CharToTimestamp(args(0), args(1))),
+    ("TIMESTAMP_TO_CHAR", "TIMESTAMP_TO_CHAR(format, timestamp) - `timestamp` written in `format`, a pattern " +
+      "of Java's SimpleDateFormat; a NULL timestamp gives 'null'.", Seq(2),
+      args => TimestampToChar(args(0), args(1))),
+    ("CHAR_TO_DATE", "CHAR_TO_DATE(format, string) - `string` read as a DATE in `format`, a pattern of " +
+      "Java's SimpleDateFormat.", Seq(2),
+      args => CharToDate(args(0), args(1))),
+    ("DATE_TO_CHAR", "DATE_TO_CHAR(format, date) - `date` written in `format`, a pattern of Java's " +
+      "SimpleDateFormat.", Seq(2),
+      args => DateToChar(args(0), args(1))),
     ("REGEX_REPLACE", "REGEX_REPLACE(original, regex, replacement, startPosition, occurrence) - `original` " +
       "with the `occurrence`-th match of the Java regular expression `regex` (every match when 0) at or " +
       "after character `startPosition` (from 1) replaced by `replacement` (as Java's replaceAll reads it).",
@@ -101,40 +103,114 @@ case class TsDiff(start: Expression, end: Expression, replacement: Expression)
   override protected def withNewChildInternal(newChild: Expression): TsDiff = copy(replacement = newChild)
 }
 
-/** KDA's `CHAR_TO_TIMESTAMP(format, string)`: Spark's `to_timestamp(string, format)`. */
-case class CharToTimestamp(format: Expression, string: Expression, replacement: Expression)
-  extends RuntimeReplaceable with InheritAnalysisRules {
-  def this(format: Expression, string: Expression) = this(format, string, new ParseToTimestamp(string, format))
+/**
+ * KDA's date and time conversions, `CHAR_TO_TIMESTAMP`, `TIMESTAMP_TO_CHAR`, `CHAR_TO_DATE` and
+ * `DATE_TO_CHAR`: `format` is a pattern of Java's `SimpleDateFormat`, as KDA's reference says, read
+ * strictly (every field within its range: no 30 February), in the session's time zone. Java's
+ * patterns are not Spark's: `z` reads a zone name or an offset such as `-0700` (Apache's log
+ * format, `dd/MMM/yyyy:HH:mm:ss z`), which Spark's `to_timestamp` refuses.
+ */
+abstract class KdaDateTimeConversion extends BinaryExpression with TimeZoneAwareExpression
+  with ImplicitCastInputTypes with CodegenFallback {
+  def format: Expression
+  override def left: Expression = format
+  override def nullable: Boolean = true
+
+  // One formatter per pattern in use, for this expression's task (SimpleDateFormat is not thread-safe).
+  @transient private var lastFormat: UTF8String = _
+  @transient private var lastFormatter: java.text.SimpleDateFormat = _
+
+  protected def formatter(f: UTF8String, zone: java.util.TimeZone): java.text.SimpleDateFormat = {
+    if (lastFormatter == null || lastFormat != f) {
+      val fmt = try new java.text.SimpleDateFormat(f.toString, java.util.Locale.US) catch {
+        case e: IllegalArgumentException => throw new IllegalArgumentException(
+          s"$prettyName: '$f' is not a date and time pattern of Java's SimpleDateFormat: ${e.getMessage}")
+      }
+      fmt.setLenient(false)
+      fmt.setTimeZone(zone)
+      lastFormatter = fmt
+      lastFormat = f.clone()
+    }
+    lastFormatter
+  }
+
+  protected def parse(f: UTF8String, text: UTF8String, zone: java.util.TimeZone): Option[Long] =
+    try Some(formatter(f, zone).parse(text.toString).getTime) catch {
+      case _: java.text.ParseException =>
+        if (SQLConf.get.ansiEnabled) throw new IllegalArgumentException(
+          s"$prettyName: '$text' does not match the pattern '$f' (Java's SimpleDateFormat, every field within its " +
+            s"range); set spark.sql.ansi.enabled=false to get NULL for such values instead")
+        None
+    }
+}
+
+/** KDA's `CHAR_TO_TIMESTAMP(format, string)`. */
+case class CharToTimestamp(format: Expression, right: Expression, timeZoneId: Option[String] = None)
+  extends KdaDateTimeConversion {
+  override def inputTypes: Seq[AbstractDataType] = Seq(StringType, StringType)
+  override def dataType: DataType = TimestampType
   override def prettyName: String = "char_to_timestamp"
-  override def parameters: Seq[Expression] = Seq(format, string)
-  override protected def withNewChildInternal(newChild: Expression): CharToTimestamp = copy(replacement = newChild)
+  override def withTimeZone(timeZoneId: String): CharToTimestamp = copy(timeZoneId = Option(timeZoneId))
+  override protected def nullSafeEval(f: Any, s: Any): Any =
+    parse(f.asInstanceOf[UTF8String], s.asInstanceOf[UTF8String], java.util.TimeZone.getTimeZone(zoneId))
+      .map(_ * 1000L).orNull
+  override protected def withNewChildrenInternal(l: Expression, r: Expression): CharToTimestamp =
+    copy(format = l, right = r)
 }
 
-/** KDA's `TIMESTAMP_TO_CHAR(format, timestamp)`: Spark's `date_format(timestamp, format)`. */
-case class TimestampToChar(format: Expression, ts: Expression, replacement: Expression)
-  extends RuntimeReplaceable with InheritAnalysisRules {
-  def this(format: Expression, ts: Expression) = this(format, ts, new DateFormatClass(ts, format))
-  override def prettyName: String = "timestamp_to_char"
-  override def parameters: Seq[Expression] = Seq(format, ts)
-  override protected def withNewChildInternal(newChild: Expression): TimestampToChar = copy(replacement = newChild)
-}
-
-/** KDA's `CHAR_TO_DATE(format, string)`: Spark's `to_date(string, format)`. */
-case class CharToDate(format: Expression, string: Expression, replacement: Expression)
-  extends RuntimeReplaceable with InheritAnalysisRules {
-  def this(format: Expression, string: Expression) = this(format, string, new ParseToDate(string, format))
+/** KDA's `CHAR_TO_DATE(format, string)`: the date of the time read, in UTC (a DATE has no zone). */
+case class CharToDate(format: Expression, right: Expression, timeZoneId: Option[String] = None)
+  extends KdaDateTimeConversion {
+  override def inputTypes: Seq[AbstractDataType] = Seq(StringType, StringType)
+  override def dataType: DataType = DateType
   override def prettyName: String = "char_to_date"
-  override def parameters: Seq[Expression] = Seq(format, string)
-  override protected def withNewChildInternal(newChild: Expression): CharToDate = copy(replacement = newChild)
+  override def withTimeZone(timeZoneId: String): CharToDate = copy(timeZoneId = Option(timeZoneId))
+  override protected def nullSafeEval(f: Any, s: Any): Any =
+    parse(f.asInstanceOf[UTF8String], s.asInstanceOf[UTF8String], CharToDate.Utc)
+      .map(ms => Math.floorDiv(ms, 86400000L).toInt).orNull
+  override protected def withNewChildrenInternal(l: Expression, r: Expression): CharToDate =
+    copy(format = l, right = r)
 }
 
-/** KDA's `DATE_TO_CHAR(format, date)`: Spark's `date_format(date, format)`. */
-case class DateToChar(format: Expression, date: Expression, replacement: Expression)
-  extends RuntimeReplaceable with InheritAnalysisRules {
-  def this(format: Expression, date: Expression) = this(format, date, new DateFormatClass(date, format))
+object CharToDate {
+  val Utc: java.util.TimeZone = java.util.TimeZone.getTimeZone("UTC")
+}
+
+/**
+ * KDA's `TIMESTAMP_TO_CHAR(format, ts)`. A NULL timestamp gives the string 'null', as KDA's
+ * reference says it does (a NULL format gives NULL).
+ */
+case class TimestampToChar(format: Expression, right: Expression, timeZoneId: Option[String] = None)
+  extends KdaDateTimeConversion {
+  override def inputTypes: Seq[AbstractDataType] = Seq(StringType, TimestampType)
+  override def dataType: DataType = StringType
+  override def prettyName: String = "timestamp_to_char"
+  override def withTimeZone(timeZoneId: String): TimestampToChar = copy(timeZoneId = Option(timeZoneId))
+  override def eval(input: org.apache.spark.sql.catalyst.InternalRow): Any = {
+    val f = format.eval(input)
+    if (f == null) return null
+    val ts = right.eval(input)
+    if (ts == null) return UTF8String.fromString("null")
+    val fmt = formatter(f.asInstanceOf[UTF8String], java.util.TimeZone.getTimeZone(zoneId))
+    UTF8String.fromString(fmt.format(new java.util.Date(Math.floorDiv(ts.asInstanceOf[Long], 1000L))))
+  }
+  override protected def withNewChildrenInternal(l: Expression, r: Expression): TimestampToChar =
+    copy(format = l, right = r)
+}
+
+/** KDA's `DATE_TO_CHAR(format, date)`: the date at midnight UTC, written in `format`. */
+case class DateToChar(format: Expression, right: Expression, timeZoneId: Option[String] = None)
+  extends KdaDateTimeConversion {
+  override def inputTypes: Seq[AbstractDataType] = Seq(StringType, DateType)
+  override def dataType: DataType = StringType
   override def prettyName: String = "date_to_char"
-  override def parameters: Seq[Expression] = Seq(format, date)
-  override protected def withNewChildInternal(newChild: Expression): DateToChar = copy(replacement = newChild)
+  override def withTimeZone(timeZoneId: String): DateToChar = copy(timeZoneId = Option(timeZoneId))
+  override protected def nullSafeEval(f: Any, d: Any): Any = {
+    val fmt = formatter(f.asInstanceOf[UTF8String], CharToDate.Utc)
+    UTF8String.fromString(fmt.format(new java.util.Date(d.asInstanceOf[Int].toLong * 86400000L)))
+  }
+  override protected def withNewChildrenInternal(l: Expression, r: Expression): DateToChar =
+    copy(format = l, right = r)
 }
 
 /**

@@ -1,0 +1,16 @@
+CREATE OR REPLACE STREAM "DESTINATION_SQL_STREAM" (
+    ticker_symbol VARCHAR(4), 
+    sector VARCHAR(64), 
+    change REAL, 
+    change_time TIMESTAMP, 
+    price REAL);
+
+CREATE OR REPLACE PUMP "STREAM_PUMP" AS INSERT INTO "DESTINATION_SQL_STREAM"
+
+SELECT STREAM   TICKER_SYMBOL,
+                SECTOR,
+                CHANGE,
+                TO_TIMESTAMP(CHANGE_TIME), 
+                PRICE
+
+FROM "SOURCE_SQL_STREAM_001"
