@@ -313,6 +313,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_devguide_stagger_window.sql": [STAGGER_SOURCE],
     "kda_devguide_continuous_filter.sql": [SLIDING_SOURCE],
     "kda_sqlref_to_timestamp.sql": [CHANGE_TIME_SOURCE],
+    "kda_sqlref_regex_log_parse.sql": [SLIDING_SOURCE],
     "app.sql": [],
 }
 
@@ -549,3 +550,26 @@ def test_kda_sqlref_to_timestamp_program(server: Server) -> None:
     query = "SELECT ticker_symbol, sector, change, change_time, price FROM to_ts.DESTINATION_SQL_STREAM"
     wait_until(lambda: len(server.query(query)) >= len(expected), what="the converted rows")
     assert sorted(server.query(query)) == sorted(expected)
+
+
+def test_kda_sqlref_regex_log_parse_program(server: Server) -> None:
+    """The reference's REGEX_LOG_PARSE example 2 as printed: a subquery's row of the regular
+    expression's groups (COLUMN1, COLUMN2; NULL when the sector does not match), read by the
+    pump as T.REC.COLUMN1. The subquery does not select ROWTIME; as every KDA stream, it has one.
+    The model is Python's `re.fullmatch` with the same expression."""
+    rnd = random.Random(4500)
+    folder = server.state_dir.parent / "regex_parse"
+    run(server, "regex_parse", [SLIDING_SOURCE.format(folder=folder)], program("kda_sqlref_regex_log_parse.sql"))
+    sectors = ["ENERGY", "HEALTHCARE", "TECHNOLOGY", "FINANCIAL", "RETAIL", "ER", "E"]
+    t = at("10:00:00")
+    records, expected = [], []
+    for _ in range(30):
+        t += timedelta(seconds=rnd.randint(0, 5))
+        sector = rnd.choice(sectors)
+        records.append({"ROWTIME": iso(t), "TICKER_SYMBOL": "ABC", "SECTOR": sector, "CHANGE": 0.0, "PRICE": 1.0})
+        m = re.fullmatch(r".*([E].).*([R].*)", sector)
+        expected.append((sector, *(m.groups() if m else (None, None))))
+    write_rows(folder, "records", records)
+    query = "SELECT sector, match1, match2 FROM regex_parse.DESTINATION_SQL_STREAM"
+    wait_until(lambda: len(server.query(query)) >= len(expected), what="the parsed rows")
+    assert sorted(server.query(query), key=str) == sorted(expected, key=str)

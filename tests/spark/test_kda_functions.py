@@ -284,3 +284,103 @@ def test_current_row_timestamp_with_and_without_parentheses(spark) -> None:
     # A column of that name wins, as a column named current_date does over Spark's function.
     spark.createDataFrame([(5,)], "CURRENT_ROW_TIMESTAMP INT").createOrReplaceTempView("has_column")
     assert spark.sql("SELECT CURRENT_ROW_TIMESTAMP FROM has_column").first()[0] == 5
+
+
+# ---- the log parsers ---------------------------------------------------------------------------------
+
+
+def test_regex_log_parse_on_generated_strings(spark) -> None:
+    """A row of the groups (COLUMN1..n) when the whole string matches the Java regular expression,
+    NULL when it does not; the model is Python's `re.fullmatch`, which agrees with Java's on these."""
+    rng = random.Random(12)
+    regexes = [r".*([E].).*([R].*)", r"(\w+)-(\d+)", r"a(b*)c", r"([^,]*),([^,]*),?(.*)"]
+    strings = ["ENERGY", "HEALTHCARE", "abc-12", "ac", "abbbc", "x,y", "x,y,z", "", "a,b,c,d", "E1R", "ab-"]
+    strings += ["".join(rng.choice("abcER-1,") for _ in range(rng.randint(0, 8))) for _ in range(40)]
+    spark.createDataFrame([(s,) for s in strings], "s STRING").createOrReplaceTempView("log_lines")
+    for regex in regexes:
+        n = re.compile(regex).groups
+        cols = ", ".join(f"r.COLUMN{i}" for i in range(1, n + 1))
+        got = spark.sql(
+            f"SELECT s, r IS NULL AS missing, {cols} FROM (SELECT s, REGEX_LOG_PARSE(s, {sql_string(regex)}) AS r "
+            "FROM log_lines)"
+        ).collect()
+        for row in got:
+            m = re.fullmatch(regex, row["s"])
+            assert row["missing"] == (m is None), (regex, row["s"])
+            if m:
+                assert tuple(row[2:]) == m.groups(), (regex, row["s"])
+
+
+def vclp_model(s: str, n: int, delimiter: str, escape: str | None, quote: str | None) -> list[str | None]:
+    """KDA's split, written independently: escape keeps the next character, quotes hold one field."""
+    fields, field, quoted, i = [], [], False, 0
+    opening, closing = (quote[0], quote[-1]) if quote else (None, None)
+    while i < len(s):
+        ch = s[i]
+        if escape and ch == escape and i + 1 < len(s):
+            field.append(s[i + 1])
+            i += 2
+        elif quoted:
+            quoted = ch != closing
+            if quoted:
+                field.append(ch)
+            i += 1
+        elif ch == opening:
+            quoted, i = True, i + 1
+        elif s.startswith(delimiter, i):
+            fields.append("".join(field))
+            field, i = [], i + len(delimiter)
+        else:
+            field.append(ch)
+            i += 1
+    fields.append("".join(field))
+    return [fields[k] if k < len(fields) else None for k in range(n)]
+
+
+@pytest.mark.parametrize(
+    ("delimiter", "escape", "quote"), [(",", None, None), ("||", "\\", None), (";", "\\", '"'), (",", None, "[]")]
+)
+def test_variable_column_log_parse_on_generated_strings(
+    spark, delimiter: str, escape: str | None, quote: str | None
+) -> None:
+    rng = random.Random(len(delimiter) * 7 + len(quote or ""))
+    alphabet = ["a", "b", "1", delimiter, *(escape or ""), *(quote or "")]
+    strings = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10))) for _ in range(60)]
+    spark.createDataFrame([(s,) for s in strings], "s STRING").createOrReplaceTempView("vclp_lines")
+    args = ", ".join(sql_string(a) for a in [delimiter, escape or "", quote or ""] if a is not None)
+    if quote is None:
+        args = ", ".join(sql_string(a) for a in [delimiter, *([escape] if escape else [])])
+    rows = spark.sql(f"SELECT s, VARIABLE_COLUMN_LOG_PARSE(s, 4, {args}) AS r FROM vclp_lines").collect()
+    for row in rows:
+        want = vclp_model(row["s"], 4, delimiter, escape, quote)
+        assert list(row["r"]) == want, (row["s"], delimiter, escape, quote)
+
+
+def test_variable_column_log_parse_with_typed_columns(spark) -> None:
+    """The developer guide's form: a list of typed columns, each field cast to its type; missing
+    fields are NULL; a type that is none is refused naming it."""
+    row = spark.sql(
+        "SELECT VARIABLE_COLUMN_LOG_PARSE('7;2.5;abc', 'A TYPE INTEGER, \"b c\" TYPE DOUBLE, C TYPE VARCHAR(16), "
+        "D TYPE TIMESTAMP', ';') AS r"
+    ).first()["r"]
+    assert row.asDict() == {"A": 7, "b c": 2.5, "C": "abc", "D": None}
+    with pytest.raises(AnalysisException, match="'WHAT' is not a data type"):
+        spark.sql("SELECT VARIABLE_COLUMN_LOG_PARSE('1', 'A TYPE WHAT', ';')").collect()
+
+
+def test_select_stream_subquery_has_an_implicit_rowtime(spark) -> None:
+    """As in KDA, a SELECT STREAM subquery is a stream with a ROWTIME even when its select list does
+    not name it: the reference's REGEX_LOG_PARSE example reads one. Its ROWTIME is its input's."""
+    rows = [(datetime(2024, 1, 1, 0, 0, i), s) for i, s in enumerate(["ENERGY", "RETAIL", "HEALTHCARE"])]
+    spark.createDataFrame(rows, "ROWTIME TIMESTAMP, SECTOR STRING").createOrReplaceTempView("SECTORS_STREAM")
+    got = spark.sql(
+        "SELECT STREAM ROWTIME, T.SECTOR, T.REC.COLUMN1, T.REC.COLUMN2 FROM (SELECT STREAM SECTOR, "
+        "REGEX_LOG_PARSE(SECTOR, '.*([E].).*([R].*)') AS REC FROM SECTORS_STREAM) AS T"
+    ).collect()
+    want = []
+    for t, s in rows:
+        m = re.fullmatch(r".*([E].).*([R].*)", s)
+        want.append((t, s, *(m.groups() if m else (None, None))))
+    assert sorted(tuple(r) for r in got) == sorted(want)
+    # The column is added for the outer block only: the subquery alone has its own select list.
+    assert spark.sql("SELECT STREAM SECTOR FROM SECTORS_STREAM").columns == ["SECTOR"]

@@ -2,9 +2,9 @@ package io.overjoin.catalyst.parser
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction}
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAlias, UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Expression, RLike, SortOrder, SubqueryExpression, WindowSpecDefinition}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, SubqueryAlias, WithWindowDefinition}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, Project, SubqueryAlias, WithWindowDefinition}
 import org.apache.spark.sql.catalyst.trees.{CurrentOrigin, TreeNode}
 import org.apache.spark.sql.overjoin.{KdaTimeCall, SimilarTo}
 
@@ -106,6 +106,9 @@ object StreamPlanBuilder {
         "Spark's parser does not read this as a relation of the FROM clause, because a keyword before " +
           "it (FROM, ON, ...) ends up read as a column name; write names that are keywords in back quotes")
     }
+    val selectStreamsAt: Map[Int, StreamBlock] =
+      scan.blocks.filter(b => b.selectStream && b.inputs.nonEmpty && b.stagger.isEmpty).map(b => b.selectStart -> b).toMap
+    val implicitDone = mutable.Set.empty[Int]
     val inputOf = new java.util.IdentityHashMap[LogicalPlan, Int]()
     targets.foreach { case (s, p) => inputOf.put(p, s) }
     val wrapped = mutable.Set.empty[Int]
@@ -119,7 +122,22 @@ object StreamPlanBuilder {
           val (b, in) = inputsAt(s)
           WindowedInput(b.id, in, n)
       }
-      val withRoots = withInputs.transformDown {
+      // KDA: every stream has a ROWTIME, a SELECT STREAM subquery's too, whether or not its select
+      // list names it (docs/semantics.md §10). Read by a streaming block, such a subquery gets its
+      // block's ROWTIME as a last column, so that it is a stream input with a rowtime.
+      def implicitRowtime(q: LogicalPlan): LogicalPlan = q match {
+        case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child))
+        case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
+          val b = selectStreamsAt(startOf(proj).get)
+          proj.copy(projectList = proj.projectList :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
+        case other => other
+      }
+      val withImplicit = if (selectStreamsAt.isEmpty) withInputs else withInputs.transformDown {
+        case w: WindowedInput if !implicitDone.contains(w.input.start) =>
+          implicitDone += w.input.start
+          w.copy(child = implicitRowtime(w.child))
+      }
+      val withRoots = withImplicit.transformDown {
         case n if !n.isInstanceOf[Join] && !n.isInstanceOf[StreamJoinRoot] &&
           n.children.exists(c => fromTreeBlock(c).isDefined) =>
           n.withNewChildren(n.children.map { c =>
@@ -241,6 +259,15 @@ object StreamPlanBuilder {
       case other => other.asInstanceOf[AnyRef]
     }
     n.makeCopy(n.productIterator.map(mapNested).toArray)
+  }
+
+  /** Whether a select item is, or is named, ROWTIME, or is a `*` (which gives the ROWTIME). */
+  private def namesRowtime(item: Expression): Boolean = item match {
+    case a: UnresolvedAttribute => a.nameParts.last.equalsIgnoreCase("ROWTIME")
+    case a: Alias => a.name.equalsIgnoreCase("ROWTIME")
+    case u: UnresolvedAlias => namesRowtime(u.child)
+    case _: UnresolvedStar => true
+    case _ => false
   }
 
   /** Nodes Spark's parser puts above a relation for the relation's own clauses. */

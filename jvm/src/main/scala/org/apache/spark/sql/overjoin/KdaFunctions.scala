@@ -5,12 +5,12 @@ import java.util.regex.Pattern
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry.FunctionBuilder
 import org.apache.spark.sql.catalyst.analysis.{TypeCheckResult, UnresolvedException, UnresolvedFunction}
-import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Cast, Expression, ExpressionInfo, ImplicitCastInputTypes, InheritAnalysisRules, LeafExpression, MillisToTimestamp, Nondeterministic, RuntimeReplaceable, Subtract, TimeZoneAwareExpression, UnaryExpression, Unevaluable}
+import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Cast, Expression, ExpressionInfo, GenericInternalRow, ImplicitCastInputTypes, InheritAnalysisRules, LeafExpression, MillisToTimestamp, Nondeterministic, RuntimeReplaceable, Subtract, TimeZoneAwareExpression, UnaryExpression, Unevaluable}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.errors.QueryCompilationErrors
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{AbstractDataType, ByteType, DataType, DateType, IntegerType, IntegralType, LongType, NullType, ShortType, StringType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{AbstractDataType, ByteType, DataType, DateType, IntegerType, IntegralType, LongType, NullType, ShortType, StringType, StructField, StructType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -46,6 +46,13 @@ object KdaFunctions {
     ("CURRENT_ROW_TIMESTAMP", "CURRENT_ROW_TIMESTAMP - the time when the row is computed (CURRENT_TIMESTAMP " +
       "is the time the query or micro-batch started); also written without parentheses.", Seq(0),
       _ => CurrentRowTimestamp()),
+    ("REGEX_LOG_PARSE", "REGEX_LOG_PARSE(string, regex) - a row of the groups of the Java regular expression " +
+      "`regex` (a constant), COLUMN1 to COLUMNn, when it matches the whole string; NULL when it does not.", Seq(2),
+      args => RegexLogParse(args(0), args(1))),
+    ("VARIABLE_COLUMN_LOG_PARSE", "VARIABLE_COLUMN_LOG_PARSE(string, columns, delimiter [, escape [, quote]]) - " +
+      "`string` split at `delimiter` into a row: `columns` is a count (COLUMN1 to COLUMNn) or a list " +
+      "'name TYPE type, ...'.", Seq(3, 4, 5),
+      args => VariableColumnLogParse(args)),
     ("MONOTONIC", "MONOTONIC(expr) - `expr` itself (Kinesis Data Analytics declares with it that `expr` " +
       "only grows; Spark needs no such declaration).", Seq(1),
       args => args.head)
@@ -329,4 +336,149 @@ object ResolveKdaTimeCalls extends org.apache.spark.sql.catalyst.rules.Rule[org.
   override def apply(plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan)
       : org.apache.spark.sql.catalyst.plans.logical.LogicalPlan =
     plan.resolveExpressions { case k: KdaTimeCall if k.child.resolved => k.decide }
+}
+
+/**
+ * KDA's `REGEX_LOG_PARSE(string, regex)`: a row of the regular expression's groups, `COLUMN1` to
+ * `COLUMNn` (VARCHAR), when the whole string matches the Java regular expression `regex`; NULL
+ * when it does not. `regex` must be a constant: it decides the row's columns.
+ */
+case class RegexLogParse(left: Expression, right: Expression)
+  extends BinaryExpression with ImplicitCastInputTypes with CodegenFallback {
+  override def inputTypes: Seq[AbstractDataType] = Seq(StringType, StringType)
+  override def nullable: Boolean = true
+  override def prettyName: String = "regex_log_parse"
+
+  @transient private lazy val pattern: Pattern = Pattern.compile(right.eval().toString)
+
+  override def checkInputDataTypes(): TypeCheckResult = {
+    val types = super.checkInputDataTypes()
+    if (types.isFailure) types
+    else if (!right.foldable || right.eval() == null) TypeCheckResult.TypeCheckFailure(
+      "REGEX_LOG_PARSE takes its regular expression as a constant string: its groups are the row's columns")
+    else try { Pattern.compile(right.eval().toString); TypeCheckResult.TypeCheckSuccess } catch {
+      case e: java.util.regex.PatternSyntaxException => TypeCheckResult.TypeCheckFailure(
+        s"REGEX_LOG_PARSE: '${right.eval()}' is not a Java regular expression: ${e.getDescription}")
+    }
+  }
+
+  override def dataType: DataType =
+    StructType((1 to pattern.matcher("").groupCount()).map(i => StructField(s"COLUMN$i", StringType)))
+
+  override protected def nullSafeEval(s: Any, r: Any): Any = {
+    val m = pattern.matcher(s.toString)
+    if (!m.matches()) null
+    else new GenericInternalRow((1 to m.groupCount()).map(i => UTF8String.fromString(m.group(i)): Any).toArray)
+  }
+
+  override protected def withNewChildrenInternal(l: Expression, r: Expression): RegexLogParse = copy(left = l, right = r)
+}
+
+/**
+ * KDA's `VARIABLE_COLUMN_LOG_PARSE(string, columns, delimiter [, escape [, quote]])`: `string` split
+ * at each `delimiter` (a string, taken literally) into a row. `columns` is a count (`COLUMN1` to
+ * `COLUMNn`, VARCHAR) or a constant list `'name TYPE type [NOT NULL], ...'`, each field cast to its
+ * type. `escape` before a delimiter keeps it in the field; text between the `quote` characters (one:
+ * the same opens and closes; two: begin and end) is one field, delimiters and all, without its
+ * quotes. Missing fields are NULL; fields past the last column are dropped.
+ */
+case class VariableColumnLogParse(children: Seq[Expression], timeZoneId: Option[String] = None)
+  extends Expression with TimeZoneAwareExpression with CodegenFallback {
+  override def nullable: Boolean = true
+  override def prettyName: String = "variable_column_log_parse"
+  override def withTimeZone(timeZoneId: String): VariableColumnLogParse = copy(timeZoneId = Option(timeZoneId))
+
+  private def constant(i: Int): Option[Any] =
+    if (children.size > i && children(i).foldable) Option(children(i).eval()) else None
+
+  @transient private lazy val columns: Seq[StructField] = constant(1) match {
+    case Some(n: Int) => (1 to n).map(i => StructField(s"COLUMN$i", StringType))
+    case Some(n: Long) => (1 to n.toInt).map(i => StructField(s"COLUMN$i", StringType))
+    case Some(list: UTF8String) => VariableColumnLogParse.columnList(list.toString)
+    case _ => Nil
+  }
+
+  override def checkInputDataTypes(): TypeCheckResult = {
+    val fail = (m: String) => TypeCheckResult.TypeCheckFailure(s"VARIABLE_COLUMN_LOG_PARSE: $m")
+    if (children.size < 3 || children.size > 5) fail("takes (string, columns, delimiter [, escape [, quote]])")
+    else if (!children.zipWithIndex.forall { case (c, i) => i == 1 || c.dataType == StringType || c.dataType == NullType })
+      fail("the string, the delimiter, the escape and the quote are strings")
+    else if (constant(1).isEmpty) fail("the columns must be a constant: a count, or a list such as 'A TYPE VARCHAR(8), B TYPE INTEGER'")
+    else try { columns; TypeCheckResult.TypeCheckSuccess } catch { case e: IllegalArgumentException => fail(e.getMessage) }
+  }
+
+  override def dataType: DataType = StructType(columns)
+
+  @transient private lazy val casts: Seq[Expression] = columns.zipWithIndex.map { case (f, i) =>
+    val ref = org.apache.spark.sql.catalyst.expressions.BoundReference(i, StringType, nullable = true)
+    if (f.dataType == StringType) ref else Cast(ref, f.dataType, timeZoneId)
+  }
+
+  override def eval(input: org.apache.spark.sql.catalyst.InternalRow): Any = {
+    val s = children.head.eval(input)
+    if (s == null) return null
+    def str(i: Int): Option[String] = if (children.size > i) Option(children(i).eval(input)).map(_.toString) else None
+    val delimiter = str(2).getOrElse(return null)
+    val fields = VariableColumnLogParse.split(s.toString, delimiter, str(3).filter(_.nonEmpty).map(_.charAt(0)),
+      str(4).filter(_.nonEmpty))
+    val strings = new GenericInternalRow(columns.indices.map(i =>
+      if (i < fields.size) UTF8String.fromString(fields(i)) else null).toArray[Any])
+    new GenericInternalRow(casts.map(_.eval(strings)).toArray)
+  }
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): VariableColumnLogParse =
+    copy(children = newChildren)
+}
+
+object VariableColumnLogParse {
+  private val Description = """(?is)\s*(?:"([^"]+)"|([^\s"]+))\s+TYPE\s+(.+?)(\s+NOT\s+NULL)?\s*""".r
+
+  /** `'name TYPE type [NOT NULL], ...'` as fields (CHAR and VARCHAR as Spark's STRING). */
+  def columnList(list: String): Seq[StructField] = {
+    val parts = new scala.collection.mutable.ArrayBuffer[String]()
+    var depth = 0
+    var start = 0
+    list.indices.foreach { i =>
+      list.charAt(i) match {
+        case '(' => depth += 1
+        case ')' => depth -= 1
+        case ',' if depth == 0 => parts += list.substring(start, i); start = i + 1
+        case _ =>
+      }
+    }
+    parts += list.substring(start)
+    parts.toSeq.map {
+      case Description(quoted, plain, typ, notNull) =>
+        val t = try org.apache.spark.sql.catalyst.parser.CatalystSqlParser.parseDataType(typ.trim) catch {
+          case _: Exception => throw new IllegalArgumentException(
+            s"'${typ.trim}' is not a data type (such as VARCHAR(16), INTEGER, DOUBLE or TIMESTAMP)")
+        }
+        StructField(Option(quoted).getOrElse(plain), org.apache.spark.sql.catalyst.util.CharVarcharUtils
+          .replaceCharVarcharWithString(t), nullable = true)
+      case other => throw new IllegalArgumentException(
+        s"'${other.trim}' is not a column description: write name TYPE type [NOT NULL]")
+    }
+  }
+
+  /** `s` split at `delimiter`, honouring `escape` and `quote` (one or two characters). */
+  def split(s: String, delimiter: String, escape: Option[Char], quote: Option[String]): Seq[String] = {
+    val out = new scala.collection.mutable.ArrayBuffer[String]()
+    val field = new java.lang.StringBuilder
+    val (open, close) = quote.map(q => (q.charAt(0), q.charAt(q.length - 1))).map(Some(_)).getOrElse(None) match {
+      case Some((o, c)) => (Some(o), Some(c))
+      case None => (None, None)
+    }
+    var quoted = false
+    var i = 0
+    while (i < s.length) {
+      val ch = s.charAt(i)
+      if (escape.contains(ch) && i + 1 < s.length) { field.append(s.charAt(i + 1)); i += 2 }
+      else if (quoted) { if (close.contains(ch)) quoted = false else field.append(ch); i += 1 }
+      else if (open.contains(ch)) { quoted = true; i += 1 }
+      else if (delimiter.nonEmpty && s.startsWith(delimiter, i)) { out += field.toString; field.setLength(0); i += delimiter.length }
+      else { field.append(ch); i += 1 }
+    }
+    out += field.toString
+    out.toSeq
+  }
 }
