@@ -384,3 +384,30 @@ def test_select_stream_subquery_has_an_implicit_rowtime(spark) -> None:
     assert sorted(tuple(r) for r in got) == sorted(want)
     # The column is added for the outer block only: the subquery alone has its own select list.
     assert spark.sql("SELECT STREAM SECTOR FROM SECTORS_STREAM").columns == ["SECTOR"]
+
+
+def test_integer_division_in_a_streaming_block(spark) -> None:
+    """KDA's reference ("Streaming SQL Operators"): operands of one type give that type, 5/2 is 2;
+    5.0/2 is 2.5. In a streaming block two whole numbers divide to a whole number truncated toward
+    zero, of the wider operand's type; elsewhere (a plain SELECT, a subquery that is not streaming)
+    Spark's `/` gives a DOUBLE."""
+    rng = random.Random(13)
+    rows = [(datetime(2024, 1, 1), rng.randint(-50, 50), rng.choice([-7, -3, -2, -1, 1, 2, 3, 7]), rng.randint(-9, 9))
+            for _ in range(60)]  # fmt: skip
+    spark.createDataFrame(rows, "ROWTIME TIMESTAMP, a INT, b BIGINT, c SMALLINT").createOrReplaceTempView("divisions")
+    df = spark.sql(
+        "SELECT STREAM a, b, c, a / b AS ab, a / 2 AS a2, c / 2 AS c2, a / 2.0 AS dec, CAST(a AS DOUBLE) / b AS dbl "
+        "FROM divisions"
+    )
+    assert dict(df.dtypes)["ab"] == "bigint" and dict(df.dtypes)["a2"] == "int" and dict(df.dtypes)["c2"] == "int"
+
+    def trunc_div(x: int, y: int) -> int:
+        q = abs(x) // abs(y)
+        return q if (x >= 0) == (y > 0) else -q
+
+    for r in df.collect():
+        assert (r["ab"], r["a2"], r["c2"]) == (trunc_div(r["a"], r["b"]), trunc_div(r["a"], 2), trunc_div(r["c"], 2))
+        assert float(r["dec"]) == r["a"] / 2 and r["dbl"] == r["a"] / r["b"]
+    plain = spark.sql("SELECT a, a / 2 AS a2 FROM divisions").collect()
+    assert all(r["a2"] == r["a"] / 2 for r in plain)
+    assert spark.sql("SELECT STREAM 5 / 2 AS x, (SELECT 5 / 2) AS y FROM divisions LIMIT 1").first() == (2, 2.5)

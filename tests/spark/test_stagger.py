@@ -263,18 +263,12 @@ def test_published_sessions_application(spark) -> None:
     for (_, _, user, device, step), g in groups.items():
         g = sorted(g, key=lambda r: r["ROWTIME"])
         span = max(r["client_timestamp"] for r in g) - min(r["client_timestamp"] for r in g)
-        # UNIX_TIMESTAMP(...)/1000: seconds since the epoch (the session's time zone is UTC). Spark's
-        # `/` gives a DOUBLE, which the cast writes as Java does (1.711836E9; docs/syntax.md, "KDA
-        # and s-Server functions"), so the id's number is compared as a number below.
-        want.append((f"{user}_{device[:3]}".upper(), float(calendar.timegm(step.timetuple())), user, device, len(g),
-                     g[0]["client_event"], g[-1]["client_event"], span / timedelta(milliseconds=1) / 1000))  # fmt: skip
-
-    def split_id(sid: str, user: int, device: str) -> tuple:
-        prefix = f"{user}_{device[:3]}".upper()
-        assert sid.startswith(prefix), sid
-        return (prefix, float(sid[len(prefix) :]))
-
-    got = sorted((*split_id(sid, user, device), user, device, *rest) for sid, user, device, *rest in got)
+        # UNIX_TIMESTAMP(...)/1000: seconds since the epoch (the session's time zone is UTC), a
+        # BIGINT divided by an INTEGER, which in a streaming block is KDA's integer division; so is
+        # TSDIFF(...)/1000 (docs/syntax.md, "KDA and s-Server functions").
+        session = f"{user}_{device[:3]}{calendar.timegm(step.timetuple())}".upper()
+        duration = int(span / timedelta(milliseconds=1)) // 1000
+        want.append((session, user, device, len(g), g[0]["client_event"], g[-1]["client_event"], duration))
     assert got == sorted(want)
     assert len(got) > 5
 

@@ -10,7 +10,8 @@ package io.overjoin.model
  * `SELECT STREAM`; `timeFloors` its `STEP` and `FLOOR ... TO` calls; `slidingSpecs` and
  * `slidingCalls` the windows of its window functions and the calls that use them (§12); `stagger` its
  * `WINDOWED BY STAGGER` clause (§13); `kdaTimeCalls` the offsets of its `UNIX_TIMESTAMP(` and
- * `TO_TIMESTAMP(` calls, which mean milliseconds here, as in Kinesis Data Analytics.
+ * `TO_TIMESTAMP(` calls, which mean milliseconds here, as in Kinesis Data Analytics; `ownSpans` the
+ * character ranges of its expressions, its subqueries left out (a division there is KDA's).
  */
 final case class StreamBlock(
     id: Int,
@@ -23,7 +24,8 @@ final case class StreamBlock(
     slidingSpecs: Seq[SlidingSpec] = Nil,
     slidingCalls: Seq[SlidingCall] = Nil,
     stagger: Option[StaggerWindowCall] = None,
-    kdaTimeCalls: Seq[Int] = Nil)
+    kdaTimeCalls: Seq[Int] = Nil,
+    ownSpans: Seq[(Int, Int)] = Nil)
 
 /**
  * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).

@@ -174,8 +174,10 @@ final class QueryBlockScanner private (c: TokenCursor) {
       val stagger = if (staggerIdx < windowIdx) Some(staggers.clause(staggerIdx, windowIdx)) else None
       // UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(n) have KDA's meaning (milliseconds) in the block.
       val kdaTimes = exprRanges.flatMap { case (f, t) => kdaTimeCalls(f, t) }
+      // The block's own text, subqueries left out: an integer division there is KDA's.
+      val own = exprRanges.flatMap { case (f, t) => ownSpans(f, t) }
       blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs,
-        floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1), kdaTimes)
+        floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1), kdaTimes, own)
       blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks ++ stagger.toSeq.flatMap(_._2)
       blockReplacements(id) = floors.flatMap(_.replacements) ++ stagger.map(_._3)
     }
@@ -205,6 +207,27 @@ final class QueryBlockScanner private (c: TokenCursor) {
         i += 1
       }
     }
+    out.toSeq
+  }
+
+  /** The character ranges of tokens [from, to), subqueries (other blocks) left out. */
+  private def ownSpans(from: Int, to: Int): Seq[(Int, Int)] = {
+    val out = ArrayBuffer.empty[(Int, Int)]
+    var spanStart = -1
+    var lastEnd = -1
+    var i = from
+    while (i < to) {
+      val t = tokens(i)
+      if (t.isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)) {
+        if (spanStart >= 0) { out += ((spanStart, lastEnd)); spanStart = -1 }
+        i = c.close(i, to) + 1
+      } else {
+        if (spanStart < 0) spanStart = t.start
+        lastEnd = t.end
+        i += 1
+      }
+    }
+    if (spanStart >= 0) out += ((spanStart, lastEnd))
     out.toSeq
   }
 

@@ -3,10 +3,10 @@ package io.overjoin.catalyst.parser
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAlias, UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Expression, RLike, SortOrder, SubqueryExpression, WindowSpecDefinition}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Divide, Expression, RLike, SortOrder, SubqueryExpression, WindowSpecDefinition}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, Project, SubqueryAlias, WithWindowDefinition}
 import org.apache.spark.sql.catalyst.trees.{CurrentOrigin, TreeNode}
-import org.apache.spark.sql.overjoin.{KdaTimeCall, SimilarTo}
+import org.apache.spark.sql.overjoin.{KdaDivide, KdaTimeCall, SimilarTo}
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, SlidingLag, TimeFloor}
 import io.overjoin.catalyst.analysis.SlidingFrames
@@ -34,7 +34,8 @@ import io.overjoin.model.{RowtimeRef, ScanResult, SimilarToCall, SlidingCall, Sl
  *  - each `SIMILAR TO`, which Spark read as `RLIKE`, becomes a [[SimilarTo]] (in any query block,
  *    streaming or not, and in subqueries);
  *  - each `UNIX_TIMESTAMP(x)` and `TO_TIMESTAMP(x)` of a streaming block becomes a [[KdaTimeCall]],
- *    which analysis makes KDA's (milliseconds) or leaves Spark's by the type of `x`;
+ *    which analysis makes KDA's (milliseconds) or leaves Spark's by the type of `x`, and each
+ *    division a [[KdaDivide]] (KDA divides two integers to an integer);
  *  - the window of each window function (docs/semantics.md §12), inline or in the `WINDOW`
  *    clause, gets the frame the parser read (its text was blanked) and, without `ORDER BY`, the
  *    block's `ROWTIME` as its order; a `LAG` over a window with a frame becomes a [[SlidingLag]]:
@@ -66,6 +67,9 @@ object StreamPlanBuilder {
 
     // UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(n) in a streaming block: KDA's, once the argument's type is known.
     val kdaTimesAt: Set[Int] = scan.blocks.flatMap(_.kdaTimeCalls).toSet
+    // A division in a streaming block's own expressions (Spark's Divide starts at its left operand).
+    val ownSpans: Seq[(Int, Int)] = scan.blocks.flatMap(_.ownSpans)
+    def inOwnSpan(at: Int): Boolean = ownSpans.exists { case (s, e) => at >= s && at < e }
 
     // WINDOWED BY STAGGER, which Spark read as GROUP BY keys: found by its first key's offset.
     val staggersAt: Map[Int, StreamBlock] =
@@ -165,12 +169,14 @@ object StreamPlanBuilder {
           val (b, call) = floorsAt(startOf(f).get)
           floorsReplaced += call.start
           TimeFloor(b.id, call, f.arguments.head)
+        case d: Divide if startOf(d).exists(inOwnSpan) =>
+          CurrentOrigin.withOrigin(d.origin)(KdaDivide(d.left, d.right))
         case a: UnresolvedAttribute if startOf(a).exists(refsAt.contains) && isRowtimeName(a, refsAt(startOf(a).get)._2) =>
           val (b, ref) = refsAt(startOf(a).get)
           val placeholder = RowtimeReference(b.id, ref.qualifier, ref.spelling)
           if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
       }
-      val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty && kdaTimesAt.isEmpty
+      val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty && kdaTimesAt.isEmpty && ownSpans.isEmpty
       val withExprs = if (nothingOfOurs) withStaggers else withStaggers.transformAllExpressionsWithPruning(_ => true)(ours)
       // The WINDOW clause's definitions are a map, which expression transforms do not enter.
       val withRefs = if (specsAt.isEmpty && refsAt.isEmpty) withExprs else withExprs.transformDown {
