@@ -58,9 +58,6 @@ object KdaFunctions {
       args => args.head)
   )
 
-  /** The names, upper case. */
-  val names: Set[String] = functions.map(_._1).toSet
-
   /** What `SparkSessionExtensions.injectFunction` takes, one per function. */
   def registrations: Seq[(FunctionIdentifier, ExpressionInfo, FunctionBuilder)] = functions.map {
     case (name, usage, arities, build) =>
