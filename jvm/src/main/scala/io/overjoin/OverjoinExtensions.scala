@@ -37,8 +37,9 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectResolutionRule { _ => AddSourceStreamColumns }
     // KDA's CURRENT_ROW_TIMESTAMP without parentheses, where no column has that name.
     extensions.injectResolutionRule { _ => ResolveCurrentRowTimestamp }
-    // UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(n) of a streaming block: KDA's milliseconds.
-    extensions.injectResolutionRule { _ => org.apache.spark.sql.overjoin.ResolveKdaTimeCalls }
+    // UNIX_TIMESTAMP(ts), TO_TIMESTAMP(n) and `/` of a streaming block: KDA's (milliseconds, and
+    // integer division), decided once their arguments' types are known.
+    extensions.injectResolutionRule { _ => org.apache.spark.sql.overjoin.ResolveKdaCalls }
     extensions.injectResolutionRule { _ => ResolveStreamJoinInputs }
     extensions.injectResolutionRule { _ => RewriteWindowedJoins }
     // Tumbling windows (GROUP BY STEP/FLOOR of ROWTIME) before ROWTIME is bound: in their select

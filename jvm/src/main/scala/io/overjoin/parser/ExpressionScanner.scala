@@ -13,16 +13,13 @@ import io.overjoin.model.RowtimeRef
 private[parser] final class ExpressionScanner(c: TokenCursor) {
   import c.tokens
 
-  private def subquery(i: Int, to: Int): Boolean =
-    tokens(i).isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)
-
   /** `ROWTIME` and `q.ROWTIME` (q an input of the block) in tokens [from, to). */
   def rowtimeRefs(from: Int, to: Int, inputNames: Set[String], listStart: Int, fromIdx: Int): Seq[RowtimeRef] = {
     val out = ArrayBuffer.empty[RowtimeRef]
     var i = from
     while (i < to) {
       val t = tokens(i)
-      if (subquery(i, to)) {
+      if (c.opensSubquery(i, to)) {
         i = c.close(i, to) + 1
       } else {
         if (c.isName(t) && t.identifier.equalsIgnoreCase("ROWTIME") &&
@@ -59,7 +56,7 @@ private[parser] final class ExpressionScanner(c: TokenCursor) {
     var i = from
     while (i + 2 < to) {
       val t = tokens(i)
-      if (subquery(i, to)) {
+      if (c.opensSubquery(i, to)) {
         i = c.close(i, to) + 1
       } else {
         val name = t.identifier.toLowerCase

@@ -172,12 +172,13 @@ final class QueryBlockScanner private (c: TokenCursor) {
       val refRanges = exprRanges ++ functionDefs.map(d => (d.specFrom, d.specTo))
       val refs = refRanges.flatMap { case (f, t) => expressions.rowtimeRefs(f, t, names, listStart, fromIdx) }
       val stagger = if (staggerIdx < windowIdx) Some(staggers.clause(staggerIdx, windowIdx)) else None
-      // UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(n) have KDA's meaning (milliseconds) in the block.
-      val kdaTimes = exprRanges.flatMap { case (f, t) => kdaTimeCalls(f, t) }
-      // The block's own text, subqueries left out: an integer division there is KDA's.
-      val own = exprRanges.flatMap { case (f, t) => ownSpans(f, t) }
+      // The block's own expressions, subqueries left out: UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(n)
+      // there have KDA's meaning (milliseconds), and so has an integer division.
+      val own = exprRanges.map { case (f, t) => (ownTokens(f, t), t) }
+      val kdaTimes = own.flatMap { case (idx, t) => idx.filter(i => isKdaTimeCall(i, t)).map(tokens(_).start) }
       blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs,
-        floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1), kdaTimes, own)
+        floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1), kdaTimes,
+        own.flatMap { case (idx, _) => spans(idx) })
       blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks ++ stagger.toSeq.flatMap(_._2)
       blockReplacements(id) = floors.flatMap(_.replacements) ++ stagger.map(_._3)
     }
@@ -190,44 +191,36 @@ final class QueryBlockScanner private (c: TokenCursor) {
     end
   }
 
-  /**
-   * The offsets of the calls of `UNIX_TIMESTAMP(...)` and `TO_TIMESTAMP(...)` in tokens [from, to),
-   * subqueries (other blocks) skipped: in a streaming block they mean what Kinesis Data Analytics
-   * and s-Server mean (docs/syntax.md, "KDA and s-Server functions").
-   */
-  private def kdaTimeCalls(from: Int, to: Int): Seq[Int] = {
+  /** The indices of tokens [from, to) outside subqueries (other blocks). */
+  private def ownTokens(from: Int, to: Int): Seq[Int] = {
     val out = ArrayBuffer.empty[Int]
     var i = from
     while (i < to) {
-      val t = tokens(i)
-      if (t.isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)) i = c.close(i, to) + 1
-      else {
-        if (t.isWordIn(QueryBlockScanner.KdaTimeFunctions) && i + 1 < to && tokens(i + 1).isSymbol("(") &&
-          !(i > 0 && tokens(i - 1).isSymbol("."))) out += t.start
-        i += 1
-      }
+      if (c.opensSubquery(i, to)) i = c.close(i, to) + 1
+      else { out += i; i += 1 }
     }
     out.toSeq
   }
 
-  /** The character ranges of tokens [from, to), subqueries (other blocks) left out. */
-  private def ownSpans(from: Int, to: Int): Seq[(Int, Int)] = {
+  /**
+   * Whether token `i` (before `to`) calls `UNIX_TIMESTAMP(...)` or `TO_TIMESTAMP(...)`: in a
+   * streaming block they mean what Kinesis Data Analytics and s-Server mean (docs/syntax.md, "KDA
+   * and s-Server functions").
+   */
+  private def isKdaTimeCall(i: Int, to: Int): Boolean =
+    tokens(i).isWordIn(QueryBlockScanner.KdaTimeFunctions) && i + 1 < to && tokens(i + 1).isSymbol("(") &&
+      !(i > 0 && tokens(i - 1).isSymbol("."))
+
+  /** The character ranges of runs of consecutive token indices. */
+  private def spans(indices: Seq[Int]): Seq[(Int, Int)] = {
     val out = ArrayBuffer.empty[(Int, Int)]
-    var spanStart = -1
-    var lastEnd = -1
-    var i = from
-    while (i < to) {
-      val t = tokens(i)
-      if (t.isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)) {
-        if (spanStart >= 0) { out += ((spanStart, lastEnd)); spanStart = -1 }
-        i = c.close(i, to) + 1
-      } else {
-        if (spanStart < 0) spanStart = t.start
-        lastEnd = t.end
-        i += 1
-      }
+    var k = 0
+    while (k < indices.size) {
+      var last = k
+      while (last + 1 < indices.size && indices(last + 1) == indices(last) + 1) last += 1
+      out += ((tokens(indices(k)).start, tokens(indices(last)).end))
+      k = last + 1
     }
-    if (spanStart >= 0) out += ((spanStart, lastEnd))
     out.toSeq
   }
 
@@ -319,10 +312,10 @@ object QueryBlockScanner {
   private val BinaryOperators = Set("+", "-", "*", "/", "%", "||", "=", "==", "<", ">", "<=", ">=", "<>", "!=",
     "<=>", "&", "|", "^", "::", ",")
 
-  /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
   /** Functions whose meaning in a streaming block is Kinesis Data Analytics' rather than Spark's. */
   val KdaTimeFunctions: Set[String] = Set("UNIX_TIMESTAMP", "TO_TIMESTAMP")
 
+  /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
   private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR",
     "STAGGER", "SIMILAR")
 

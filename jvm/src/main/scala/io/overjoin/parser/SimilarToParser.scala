@@ -18,7 +18,7 @@ import io.overjoin.model.{Replacement, SimilarToCall}
  * }}}
  * Spark's `RLike` node starts where the predicate's keywords start (`NOT`, or `SIMILAR`), which is
  * how [[io.overjoin.catalyst.parser.StreamPlanBuilder]] finds it and swaps in
- * [[io.overjoin.catalyst.expressions.SimilarTo]]. The pattern itself is checked at analysis, when
+ * [[org.apache.spark.sql.overjoin.SimilarTo]]. The pattern itself is checked at analysis, when
  * its value is known.
  */
 private[parser] final class SimilarToParser(c: TokenCursor) {

@@ -49,7 +49,7 @@ private[parser] final class SlidingWindowParser(c: TokenCursor, windows: WindowS
     var i = from
     while (i < to) {
       val t = tokens(i)
-      if (t.isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)) {
+      if (c.opensSubquery(i, to)) {
         i = c.close(i, to) + 1
       } else {
         if (t.isWord("OVER") && i + 1 < to) functionStart(i).foreach { fn =>

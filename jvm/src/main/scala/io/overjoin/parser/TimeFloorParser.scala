@@ -30,7 +30,7 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
     var i = from
     while (i < to) {
       val t = tokens(i)
-      if (t.isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)) {
+      if (c.opensSubquery(i, to)) {
         i = c.close(i, to) + 1
       } else if (t.kind == TokenKind.Word && (t.isWord("STEP") || t.isWord("FLOOR")) && i + 1 < to &&
         tokens(i + 1).isSymbol("(") && !(i > 0 && tokens(i - 1).isSymbol("."))) {

@@ -50,6 +50,10 @@ private[parser] final class TokenCursor(val sql: String, val tokens: IndexedSeq[
   /** The index of the `)` matching the `(` at `i`, or -1. */
   def matching(i: Int): Int = closeOf(i)
 
+  /** Whether token `i` is a `(` that opens a subquery (another query block) before `to`. */
+  def opensSubquery(i: Int, to: Int): Boolean =
+    tokens(i).isSymbol("(") && i + 1 < to && tokens(i + 1).isWordIn(Keywords.QueryStarts)
+
   /** Index of the first depth-0 token in [from, to) satisfying `p`, or `to`. */
   def findAtDepth0(from: Int, to: Int)(p: Int => Boolean): Int = {
     var i = from

@@ -364,7 +364,7 @@ case class KdaIntegerDivide(left: Expression, right: Expression, replacement: Ex
 }
 
 /** Analysis of [[KdaTimeCall]]s and [[KdaDivide]]s: each decided once its arguments are resolved. */
-object ResolveKdaTimeCalls extends org.apache.spark.sql.catalyst.rules.Rule[org.apache.spark.sql.catalyst.plans.logical.LogicalPlan] {
+object ResolveKdaCalls extends org.apache.spark.sql.catalyst.rules.Rule[org.apache.spark.sql.catalyst.plans.logical.LogicalPlan] {
   override def apply(plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan)
       : org.apache.spark.sql.catalyst.plans.logical.LogicalPlan =
     plan.resolveExpressions {
@@ -499,10 +499,8 @@ object VariableColumnLogParse {
   def split(s: String, delimiter: String, escape: Option[Char], quote: Option[String]): Seq[String] = {
     val out = new scala.collection.mutable.ArrayBuffer[String]()
     val field = new java.lang.StringBuilder
-    val (open, close) = quote.map(q => (q.charAt(0), q.charAt(q.length - 1))).map(Some(_)).getOrElse(None) match {
-      case Some((o, c)) => (Some(o), Some(c))
-      case None => (None, None)
-    }
+    val open = quote.map(_.charAt(0))
+    val close = quote.map(q => q.charAt(q.length - 1))
     var quoted = false
     var i = 0
     while (i < s.length) {
