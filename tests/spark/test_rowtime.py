@@ -81,6 +81,47 @@ def test_select_star_puts_rowtime_first(spark):
     assert df.columns == ["ROWTIME", "rowtime", "k", "rowtime", "k", "v"]
 
 
+@pytest.mark.parametrize(
+    ("schema", "sql", "columns"),
+    [
+        ("ROWTIME timestamp, k int, v string", "SELECT STREAM * FROM one_a", ["ROWTIME", "k", "v"]),
+        ("k int, rowtime timestamp, v string", "SELECT STREAM * FROM one_a WHERE k = 1", ["ROWTIME", "k", "v"]),
+        ("RowTime timestamp, k int, v string", "SELECT STREAM a.* FROM one_a AS a", ["ROWTIME", "k", "v"]),
+        (
+            "ROWTIME timestamp, k int, v string",
+            "SELECT STREAM * FROM (SELECT STREAM * FROM one_a) AS s",
+            ["ROWTIME", "k", "v"],
+        ),
+        (
+            "ROWTIME timestamp, k int, v string",
+            "SELECT STREAM ROWTIME, a.ROWTIME AS t, k FROM one_a AS a",
+            ["ROWTIME", "t", "k"],
+        ),
+    ],
+)
+def test_select_star_of_one_stream_gives_its_rowtime_once(spark, schema, sql, columns):
+    """One stream, no join, its rowtime its own ROWTIME column: `*` gives ROWTIME once (a KDA
+    stream's `*` does); every ROWTIME it gives is the row's."""
+    # Row k has rowtime at(k) and v "v{k}", whatever order the view declares its columns in.
+    values = {"rowtime": at, "k": lambda k: k, "v": lambda k: f"v{k}"}
+    names = [c.split()[0].lower() for c in schema.split(", ")]
+    view(spark, "one_a", schema, [tuple(values[n](k) for n in names) for k in range(4)])
+    df = spark.sql(sql)
+    assert df.columns == columns
+    keys = [1] if "k = 1" in sql else range(4)
+    of_column = {"ROWTIME": at, "t": at, "k": lambda k: k, "v": lambda k: f"v{k}"}
+    assert sorted(tuple(r) for r in df.collect()) == [tuple(of_column[c](k) for c in columns) for k in keys]
+
+
+def test_select_star_keeps_a_rowtime_column_that_is_not_the_rowtime(spark):
+    """A stream ordered by another column: its ROWTIME column is a value like any other, and `*`
+    gives the output ROWTIME (from ts) and that column."""
+    view(spark, "one_b", "ts timestamp, ROWTIME timestamp, k int", [(at(5), at(100), 1)])
+    df = spark.sql("SELECT STREAM * FROM one_b OVER (ORDER BY ts RANGE INTERVAL '1' SECOND PRECEDING)")
+    assert df.columns == ["ROWTIME", "ts", "ROWTIME", "k"]
+    assert [tuple(r) for r in df.collect()] == [(at(5), at(5), at(100), 1)]
+
+
 def test_unqualified_rowtime_in_where_is_the_output_rowtime(spark):
     view(spark, "wh_a", "rowtime timestamp, k int", [(at(0), 1), (at(20), 1)])
     view(spark, "wh_b", "rowtime timestamp, k int", [(at(5), 1), (at(25), 1)])

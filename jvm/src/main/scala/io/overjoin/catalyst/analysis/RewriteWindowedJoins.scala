@@ -60,16 +60,28 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
         Aggregate(Nil, Seq(Alias(Max(r.rowtime).toAggregateExpression(), "max_rowtime")()), r.child)): Expression)))
     } else None
     val (plan, _, rowtimeExpr) = build(root.child, asofRights, largest)
-    val rowtime = Alias(rowtimeExpr.getOrElse(throw OverjoinErrors.noStreamInput()), "ROWTIME")()
-    val visible = plan.output.filterNot(a => InternalColumns.Hidden.contains(a.name))
+    val time = rowtimeExpr.getOrElse(throw OverjoinErrors.noStreamInput())
+    // A block that reads one stream and joins nothing, whose rowtime is that stream's own ROWTIME
+    // column: the column is the output ROWTIME, with its qualifier, so that `*` and
+    // `s.*` give ROWTIME once, as a KDA stream's do (docs/semantics.md §4); `s.ROWTIME` is the same.
+    val ownRowtime: Option[Attribute] = (inputs, time) match {
+      case (Seq(only), a: Attribute) if a.exprId == only.rowtime.exprId && a.name.equalsIgnoreCase("ROWTIME") &&
+          !root.child.exists(n => n.isInstanceOf[Join] || n.isInstanceOf[TableInput]) => Some(a)
+      case _ => None
+    }
+    val qualifier = ownRowtime.map(_.qualifier).getOrElse(Nil)
+    val rowtime = Alias(time, "ROWTIME")(qualifier = qualifier)
+    def isOwnRowtime(a: Attribute): Boolean = ownRowtime.exists(_.exprId == a.exprId)
+    val visible = plan.output.filterNot(a => InternalColumns.Hidden.contains(a.name) || isOwnRowtime(a))
     val project = Project(rowtime +: visible, plan)
     // USING joins keep the merged-away key columns as hidden output (`sp.ticker` after
     // `USING (ticker)`); keep them reachable through the new projection.
     project.setTagValue(Project.hiddenOutputTag, plan.metadataOutput)
     // Built by hand: an Alias gives no typed attribute until Spark has resolved what it wraps.
     val rowtimeType = if (inputs.forall(_.rowtime.dataType == TimestampNTZType)) TimestampNTZType else TimestampType
-    val attr = AttributeReference("ROWTIME", rowtimeType, nullable = true)(exprId = rowtime.exprId)
-    StreamJoinOutput(root.block.id, attr, inputRowtimes(root.child), project, root.block.slidingCalls,
+    val attr = AttributeReference("ROWTIME", rowtimeType, nullable = true)(exprId = rowtime.exprId, qualifier = qualifier)
+    val rowtimes = inputRowtimes(root.child).map { case (name, a) => name -> (if (isOwnRowtime(a)) attr else a) }
+    StreamJoinOutput(root.block.id, attr, rowtimes, project, root.block.slidingCalls,
       root.block.slidingSpecs)
   }
 
