@@ -101,6 +101,12 @@ object OverjoinErrors {
   def rowtimeNotTimestamp(origin: Origin, column: String, input: String, dataType: String): OverjoinAnalysisException =
     analysis("OVERJOIN_ROWTIME_NOT_TIMESTAMP", origin, "column" -> column, "input" -> input, "type" -> dataType)
 
+  def cursorFunctionInput(call: String, problem: String, fix: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_CURSOR_FUNCTION_INPUT", Origin(), "call" -> call, "problem" -> problem, "fix" -> fix)
+
+  def streamOrderBy(origin: Origin, first: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_STREAM_ORDER_BY", origin, "first" -> first)
+
   def orderByNotAColumnOf(origin: Origin, input: String, expression: String): OverjoinAnalysisException =
     analysis("OVERJOIN_WINDOW_ORDER_BY", origin, "input" -> input, "expression" -> expression)
 

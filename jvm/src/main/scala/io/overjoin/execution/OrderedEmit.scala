@@ -2,7 +2,7 @@ package io.overjoin.execution
 
 import org.apache.spark.sql.{Encoder, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, Literal, Murmur3Hash, Pmod, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, Expression, Literal, Murmur3Hash, Pmod, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LogicalGroupState, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.internal.SQLConf
@@ -36,8 +36,21 @@ import io.overjoin.execution.RowTimes.micros
  */
 object OrderedEmit {
 
-  def apply(plan: LogicalPlan, rowtime: Attribute): LogicalPlan = {
-    if (!plan.isStreaming) return Sort(Seq(SortOrder(rowtime, Ascending)), global = true, plan)
+  def apply(plan: LogicalPlan, rowtime: Attribute): LogicalPlan = release(plan, rowtime, Seq(SortOrder(rowtime, Ascending)))
+
+  /**
+   * `plan`'s rows, each released once the watermark reaches `releaseAt` (a column of `plan`, or an
+   * expression over its columns, added as a column of its own), each batch's released rows sorted by
+   * `order` (over `plan`'s columns). The caller keeps the columns it wants: with an expression, the
+   * output has one column more than `plan`. A streaming `ORDER BY` ([[io.overjoin.catalyst.analysis.StreamOrderBy]])
+   * releases a row at the end of its span of time.
+   */
+  def release(plan: LogicalPlan, releaseAt: Expression, order: Seq[SortOrder]): LogicalPlan = {
+    if (!plan.isStreaming) return Sort(order, global = true, plan)
+    val (input, position) = releaseAt match {
+      case a: Attribute if plan.output.exists(_.exprId == a.exprId) => (plan, plan.output.indexWhere(_.exprId == a.exprId))
+      case e => (Project(plan.output :+ Alias(e, "__overjoin_release_at")(), plan), plan.output.size)
+    }
     // Any grouping is correct (each group releases what the watermark has passed); a hash of the
     // row spreads the waiting rows over the tasks. Map columns cannot be hashed: left out.
     def hasMap(t: DataType): Boolean = t match {
@@ -46,37 +59,37 @@ object OrderedEmit {
       case s: StructType => s.fields.exists(f => hasMap(f.dataType))
       case _ => false
     }
-    val hashable = plan.output.filterNot(a => hasMap(a.dataType))
+    val hashable = input.output.filterNot(a => hasMap(a.dataType))
     // Several groups per task: Spark hashes the groups onto its partitions again.
     val groups = 16 * math.max(1, SQLConf.get.numShufflePartitions)
     val key = Alias(if (hashable.isEmpty) Literal(0) else Pmod(Murmur3Hash(hashable, 42), Literal(groups)),
       "__overjoin_order_key")()
     // Spark asks an event-time timeout for an event-time column among the operator's inputs: the
-    // ROWTIME, marked as one (its watermark is the query's, computed from the inputs).
-    val eventTime = Alias(rowtime, "__overjoin_order_time")(explicitMetadata = Some(
+    // release time, marked as one (its watermark is the query's, computed from the inputs).
+    val eventTime = Alias(input.output(position), "__overjoin_order_time")(explicitMetadata = Some(
       new MetadataBuilder().putLong(EventTimeWatermark.delayKey, 0L).build()))
     // The query may select inputs' rowtimes beside ROWTIME (`B.ROWTIME AS bidTime`), and ROWTIME
     // itself may be marked as an event-time column: only `eventTime` may carry the mark into this
     // operator, which allows one (MULTIPLE_EVENT_TIME_COLUMNS otherwise). Every column is unmarked
     // explicitly, because a mark can reach a column during planning that its analyzed attribute
     // does not show.
-    val unmarked = plan.output.map { a =>
+    val unmarked = input.output.map { a =>
       Alias(a, a.name)(exprId = a.exprId, qualifier = a.qualifier,
         explicitMetadata = Some(new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build()))
     }
-    val keyed = Project(unmarked ++ Seq(key, eventTime), plan)
-    val schema = StructType(plan.output.map(a => StructField(a.name, a.dataType, a.nullable,
+    val keyed = Project(unmarked ++ Seq(key, eventTime), input)
+    val schema = StructType(input.output.map(a => StructField(a.name, a.dataType, a.nullable,
       new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build())))
-    val position = plan.output.indexWhere(_.exprId == rowtime.exprId)
     val rowEncoder: Encoder[Row] = ExpressionEncoder(schema)
     val stateEncoder: Encoder[Row] = ExpressionEncoder(StructType(Seq(StructField("waiting", ArrayType(schema)))))
     val released = FlatMapGroupsWithState[Int, Row, Row, Row](
       release(position),
-      Seq(key.toAttribute), plan.output, OutputMode.Append(), isMapGroupsWithState = false,
+      Seq(key.toAttribute), input.output, OutputMode.Append(), isMapGroupsWithState = false,
       GroupStateTimeout.EventTimeTimeout(), keyed)(Encoders.scalaInt, rowEncoder, stateEncoder, rowEncoder)
-    OrderWithinBatch(Seq(SortOrder(released.output(position), Ascending)), released)
+    val byPosition = input.output.map(_.exprId).zip(released.output).toMap
+    val rebound = order.map(_.transform { case a: Attribute if byPosition.contains(a.exprId) => byPosition(a.exprId) }.asInstanceOf[SortOrder])
+    OrderWithinBatch(rebound, released)
   }
-
 
   private def release(position: Int): (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any] = {
     (_, values, logicalState) =>

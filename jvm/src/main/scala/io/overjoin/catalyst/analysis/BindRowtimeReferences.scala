@@ -1,7 +1,7 @@
 package io.overjoin.catalyst.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan, Sort}
 import org.apache.spark.sql.catalyst.rules.Rule
 
 import io.overjoin.catalyst.expressions.RowtimeReference
@@ -23,9 +23,16 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
     if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
     plan.transformUp {
       case p if !p.isInstanceOf[StreamJoinOutput] && !RewriteTumblingAggregates.waiting(p) && !staggerWaiting(p) &&
+        !sortOfStreamOrderBy(p) &&
         p.expressions.exists(_.exists(_.isInstanceOf[RowtimeReference])) =>
         bind(p)
     }
+  }
+
+  /** A streaming block's ORDER BY: [[StreamOrderBy]] reads its `ROWTIME`s (a window's end after a tumbling window). */
+  private def sortOfStreamOrderBy(p: LogicalPlan): Boolean = p match {
+    case s: Sort => StreamOrderBy.decides(s)
+    case _ => false
   }
 
   /** A stagger window's aggregation not rewritten yet: its `ROWTIME` is the window's end ([[RewriteStaggerWindows]]). */

@@ -1,10 +1,10 @@
 package io.overjoin.catalyst.analysis
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, UnresolvedFunction}
+import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, UnresolvedFunction, UnresolvedHaving}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{Metadata, MetadataBuilder, TimestampType}
@@ -37,10 +37,16 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
     if (!OverjoinNode.mayExist) return plan
-    // A resolved plan holds no STEP/FLOOR call of ours (they are never resolved).
-    if (plan.resolved || !plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[TimeFloor])))) return plan
+    // A resolved plan holds no STEP/FLOOR call of ours (they are never resolved); it may hold a
+    // streaming block's ORDER BY over a stream, which a stream cannot run as Spark's sort.
+    val sorts = plan.exists {
+      case s: Sort => StreamOrderBy.decides(s) && (!s.resolved || s.child.isStreaming)
+      case _ => false
+    }
+    if (!sorts && (plan.resolved || !plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[TimeFloor]))))) return plan
     plan.transformUp {
       case a: Aggregate if waiting(a) && a.child.resolved => decide(a)
+      case s: Sort if !waiting(s) && StreamOrderBy.applies(s) => StreamOrderBy.rewrite(s)
       case p if !waiting(p) && p.childrenResolved && p.expressions.exists(_.exists(isScalarReady)) =>
         p.transformExpressions(scalars)
     }
@@ -54,7 +60,18 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
     // A stagger window's keys are plain values (docs/semantics.md §13), whatever they floor.
     case a: Aggregate if a.child.isInstanceOf[StaggerInput] => false
     case a: Aggregate => a.groupingExpressions.exists { case f: TimeFloor => f.call.stepNumber.isEmpty; case _ => false }
+    // An ORDER BY over such an aggregation reads its window ([[StreamOrderBy]]).
+    case s: Sort => aggregateBelow(s.child).exists(waiting)
     case _ => false
+  }
+
+  /** The aggregation a sort reads, through HAVING's filter and Spark's projections. */
+  private def aggregateBelow(p: LogicalPlan): Option[Aggregate] = p match {
+    case a: Aggregate => Some(a)
+    case Project(_, child) => aggregateBelow(child)
+    case Filter(_, child) => aggregateBelow(child)
+    case h: UnresolvedHaving => aggregateBelow(h.child)
+    case _ => None
   }
 
   private def isScalarReady(e: Expression): Boolean = e match {
@@ -99,7 +116,7 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
    * The same rowtime under its two names: with one input, the block's `ROWTIME` is an alias of the
    * input's rowtime column (`GROUP BY STEP(s.ts ...)`, `SELECT STEP(ROWTIME ...)`).
    */
-  private def canonical(attr: Attribute, outputs: Seq[StreamJoinOutput]): Attribute =
+  private[analysis] def canonical(attr: Attribute, outputs: Seq[StreamJoinOutput]): Attribute =
     outputs.filter(_.rowtime.exprId == attr.exprId).flatMap { o =>
       o.child.collectFirst { case Project(list, _) => list }.toSeq.flatten.collectFirst {
         case al @ Alias(inner: Attribute, _) if al.exprId == attr.exprId &&

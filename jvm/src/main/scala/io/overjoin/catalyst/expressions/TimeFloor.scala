@@ -46,7 +46,7 @@ case class TimeFloor(block: Int, call: TimeFloorCall, child: Expression)
       val x = UnixMicros(ts)
       MicrosToTimestamp(Add(Subtract(x, Pmod(x, Literal(micros))), Literal(micros)))
     case TimeFloorCall(_, _, _, _, _, Some(unit)) =>
-      TimestampAdd(unit, Literal(1), floorOf(ts, timeZone), Some(timeZone))
+      TimestampAdd(unit, Literal(1L), floorOf(ts, timeZone), Some(timeZone))
     case other => throw new IllegalStateException(s"no window end for $other")
   }
 }

@@ -168,12 +168,12 @@ object StreamPlanBuilder {
         case f: UnresolvedFunction if startOf(f).exists(floorsAt.contains) && f.arguments.size == 2 =>
           val (b, call) = floorsAt(startOf(f).get)
           floorsReplaced += call.start
-          TimeFloor(b.id, call, f.arguments.head)
+          CurrentOrigin.withOrigin(f.origin)(TimeFloor(b.id, call, f.arguments.head))
         case d: Divide if startOf(d).exists(inOwnSpan) =>
           CurrentOrigin.withOrigin(d.origin)(KdaDivide(d.left, d.right))
         case a: UnresolvedAttribute if startOf(a).exists(refsAt.contains) && isRowtimeName(a, refsAt(startOf(a).get)._2) =>
           val (b, ref) = refsAt(startOf(a).get)
-          val placeholder = RowtimeReference(b.id, ref.qualifier, ref.spelling)
+          val placeholder = CurrentOrigin.withOrigin(a.origin)(RowtimeReference(b.id, ref.qualifier, ref.spelling))
           if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
       }
       val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty && kdaTimesAt.isEmpty && ownSpans.isEmpty
