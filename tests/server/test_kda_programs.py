@@ -91,6 +91,12 @@ CHANGE_TIME_SOURCE = (
     "change_time BIGINT, price REAL) WITH (format = 'json', path = '{folder}')"
 )
 
+#: The developer guide's anomaly example: heart rates from its generator script.
+HEART_RATE_SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" ("heartRate" INTEGER, "rateType" VARCHAR(20)) '
+    "WITH (format = 'json', path = '{folder}')"
+)
+
 STAGGER_SOURCE = (
     'CREATE STREAM "SOURCE_SQL_STREAM_001" ("EVENT_TIME" TIMESTAMP, "TICKER" VARCHAR(4)) '
     "WITH (format = 'json', path = '{folder}')"
@@ -314,6 +320,8 @@ SOURCES: dict[str, list[str]] = {
     "kda_devguide_continuous_filter.sql": [SLIDING_SOURCE],
     "kda_sqlref_to_timestamp.sql": [CHANGE_TIME_SOURCE],
     "kda_sqlref_regex_log_parse.sql": [SLIDING_SOURCE],
+    "kda_devguide_anomaly_detection.sql": [HEART_RATE_SOURCE],
+    "kda_sqlref_top_k_items.sql": [SLIDING_SOURCE],
     "app.sql": [],
 }
 
@@ -573,3 +581,85 @@ def test_kda_sqlref_regex_log_parse_program(server: Server) -> None:
     query = "SELECT sector, match1, match2 FROM regex_parse.DESTINATION_SQL_STREAM"
     wait_until(lambda: len(server.query(query)) >= len(expected), what="the parsed rows")
     assert sorted(server.query(query), key=str) == sorted(expected, key=str)
+
+
+# ---- the developer guide's anomaly detection: RANDOM_CUT_FOREST, then a sorted stream -------------
+
+
+def test_kda_devguide_anomaly_detection_program(server: Server) -> None:
+    """The developer guide's anomaly-detection application as printed: one pump scores each record
+    with RANDOM_CUT_FOREST (default parameters) into TEMP_STREAM, another sorts each second of it by
+    descending score into the destination (docs/semantics.md §11, §14). Records from the guide's
+    generator (a heart rate of 60-100, about 1 in 100 of 150-200). Every record arrives with its
+    score, the scores are exactly those the same query gives over the source's rows as a table
+    (a plain SELECT of the same server, reading the stream as a table), and the high rates score
+    above every normal one."""
+    rnd = random.Random(4600)
+    folder = server.state_dir.parent / "anomaly"
+    run(server, "anomaly", [HEART_RATE_SOURCE.format(folder=folder)], program("kda_devguide_anomaly_detection.sql"))
+    t = at("10:00:00")
+    records = []
+    for i in range(600):
+        t += timedelta(milliseconds=rnd.randint(50, 400))
+        is_high = i > 200 and rnd.random() < 0.02
+        rate = rnd.randint(150, 200) if is_high else rnd.randint(60, 100)
+        records.append({"ROWTIME": t.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "heartRate": rate,
+                        "rateType": "HIGH" if is_high else "NORMAL"})  # fmt: skip
+    write_rows(folder, "records", records)
+    # Two far records: the first closes every second of the sort, the second releases the first.
+    flush = [{"ROWTIME": iso(t + timedelta(hours=h)), "heartRate": 70, "rateType": "FLUSH"} for h in (1, 2)]
+    write_rows(folder, "flush", flush)
+    query = "SELECT `heartRate`, `rateType`, ANOMALY_SCORE FROM anomaly.DESTINATION_SQL_STREAM"
+    wait_until(lambda: len(server.query(query)) >= len(records), what="every record with its score")
+    got = sorted(r for r in server.query(query) if r[1] != "FLUSH")
+    replay = sorted(
+        r
+        for r in server.query(
+            'SELECT "heartRate", "rateType", ANOMALY_SCORE FROM TABLE(RANDOM_CUT_FOREST('
+            'CURSOR(SELECT * FROM anomaly."SOURCE_SQL_STREAM_001")))'
+        )
+        if r[1] != "FLUSH"
+    )
+    assert got == replay
+    assert sorted((r[0], r[1]) for r in got) == sorted((r["heartRate"], r["rateType"]) for r in records)
+    normal = [r[2] for r in got if r[1] == "NORMAL"]
+    high = [r[2] for r in got if r[1] == "HIGH"]
+    assert high and min(high) > max(normal)
+
+
+# ---- the reference's TOP_K_ITEMS_TUMBLING example ---------------------------------------------------
+
+
+def test_kda_sqlref_top_k_items_program(server: Server) -> None:
+    """The reference's TOP_K_ITEMS_TUMBLING example 1 as printed: per one-minute window of the demo
+    stream, its five most frequent ticker symbols and their counts, into a stream whose columns are
+    named TICKER_SYMBOL and MOST_FREQUENT_VALUES (filled by position), each row's ROWTIME the
+    window's end. The model counts the generated records per minute in Python (exact counts; equal
+    counts in symbol order)."""
+    rnd = random.Random(4700)
+    folder = server.state_dir.parent / "top_k"
+    run(server, "top_k", [SLIDING_SOURCE.format(folder=folder)], program("kda_sqlref_top_k_items.sql"))
+    symbols = ["AAA", "BBB", "CCC", "DDD", "EEE", "FFF", "GGG"]
+    t = at("10:00:00")
+    records = []
+    for _ in range(400):
+        t += timedelta(milliseconds=rnd.randint(100, 900))
+        symbol = rnd.choices(symbols, weights=[9, 7, 6, 5, 4, 2, 1])[0]
+        records.append({"ROWTIME": t.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "TICKER_SYMBOL": symbol, "SECTOR": "TECH",
+                        "CHANGE": 0.0, "PRICE": 1.0})  # fmt: skip
+    flush = {"ROWTIME": iso(t + timedelta(hours=1)), "TICKER_SYMBOL": "ZZZ", "SECTOR": "X", "CHANGE": 0.0, "PRICE": 1.0}
+    write_rows(folder, "records", [*records, flush])
+    windows: dict[datetime, Counter] = {}
+    for r in records:
+        when = datetime.strptime(r["ROWTIME"], "%Y-%m-%dT%H:%M:%S.%fZ")
+        windows.setdefault(when.replace(second=0, microsecond=0) + timedelta(minutes=1), Counter())[
+            r["TICKER_SYMBOL"]
+        ] += 1
+    expected = sorted(
+        (end, symbol, n)
+        for end, counts in windows.items()
+        for symbol, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+    )
+    query = "SELECT ROWTIME, TICKER_SYMBOL, MOST_FREQUENT_VALUES FROM top_k.DESTINATION_SQL_STREAM"
+    wait_until(lambda: len(server.query(query)) >= len(expected), what="every window's five most frequent symbols")
+    assert sorted(server.query(query)) == expected

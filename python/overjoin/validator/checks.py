@@ -21,6 +21,7 @@ from overjoin.validator.common import (
     _token_at,
     _tspan,
 )
+from overjoin.validator.cursor_checks import check_cursor_functions
 from overjoin.validator.diagnostics import (
     Reporter,
     Text,
@@ -50,6 +51,7 @@ def check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | 
     tokens = statement.tokens
     if statement.tree is None:
         return
+    check_cursor_functions(tokens, reporter)
     for select in statement.tree.find_all(exp.Select):
         if select.args.get("joins") and select.args.get("from_") is None:
             # sqlglot reads `SELECT a b JOIN c` as joins without a FROM; Spark does not.

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -130,12 +131,18 @@ def _input(relation: exp.Expr, sql: str | None = None) -> Input:
     node = relation.this if isinstance(relation, exp.Stream) else relation
     alias = node.alias or None
     table_name = None
-    if isinstance(node, exp.Table) and isinstance(node.this, (exp.Func, exp.Window)):
+    if isinstance(node, exp.Table) and _cursor_function(node.this):
+        # TABLE(f(CURSOR(query), ...)): KDA's functions of a cursor (semantics.md §14).
+        kind, source = "cursor", f"TABLE({_cursor_function(node.this)}(...))"
+    elif isinstance(node, exp.Table) and isinstance(node.this, (exp.Func, exp.Window)):
         kind = "tvf"
         func = node.this.this if isinstance(node.this, exp.Window) else node.this
         # Named by the relation it windows, as the JVM names it.
         first = func.expressions[0] if getattr(func, "expressions", None) else None
-        source = first.sql(dialect="spark") if first is not None else f"{func.sql_name()}(...)"
+        source = f"{func.sql_name()}(...)"
+        # overjoin's own nodes inside (a SELECT STREAM argument) are nothing Spark's SQL can say.
+        with contextlib.suppress(ValueError):
+            source = first.sql(dialect="spark") if first is not None else source
     elif isinstance(node, exp.Table):
         table_name = ".".join(part.name for part in node.parts)
         kind = "lookup" if _is_proctime_lookup(node.args.get("version")) else "table"
@@ -150,6 +157,21 @@ def _input(relation: exp.Expr, sql: str | None = None) -> Input:
         relation, node, alias, source, table_name, kind, isinstance(relation, exp.Stream),
         node.args.get("join_window"), node.args.get("watermark"),
     )  # fmt: skip
+
+
+def _cursor_function(node: exp.Expr | None) -> str | None:
+    """The name of ``f`` in ``TABLE(f(CURSOR(...), ...))`` as sqlglot reads it (calls of those names)."""
+
+    def call(e: exp.Expr | None, name: str | None = None) -> exp.Anonymous | None:
+        if isinstance(e, exp.Anonymous) and (name is None or str(e.this).upper() == name):
+            return e
+        return None
+
+    table = call(node, "TABLE")
+    inner = call(table.expressions[0]) if table is not None and table.expressions else None
+    if inner is None or not inner.expressions or call(inner.expressions[0], "CURSOR") is None:
+        return None
+    return str(inner.this).upper()
 
 
 def _is_proctime_lookup(version: exp.Expr | None) -> bool:
@@ -173,6 +195,8 @@ def _is_streaming(block: Block) -> bool:
         if item.streamed or item.join_window is not None or item.kind == "lookup":
             return True
         if item.kind == "tvf" and _tvf_name(item) in ("TUMBLE", "HOP"):
+            return True
+        if item.kind == "cursor":
             return True
     return any(step.within is not None or step.method == "ASOF" for step in block.steps)
 

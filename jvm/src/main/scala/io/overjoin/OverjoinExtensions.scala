@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
-import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveCurrentRowTimestamp, ResolveStreamJoinInputs, RewriteSlidingWindows, RewriteStaggerWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
+import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveCurrentRowTimestamp, ResolveStreamJoinInputs, RewriteCursorFunctions, RewriteSlidingWindows, RewriteStaggerWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
 import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
@@ -40,6 +40,9 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // UNIX_TIMESTAMP(ts), TO_TIMESTAMP(n) and `/` of a streaming block: KDA's (milliseconds, and
     // integer division), decided once their arguments' types are known.
     extensions.injectResolutionRule { _ => org.apache.spark.sql.overjoin.ResolveKdaCalls }
+    // RANDOM_CUT_FOREST and TOP_K_ITEMS_TUMBLING, once their cursor's query is resolved: inputs of
+    // the block that reads them.
+    extensions.injectResolutionRule { _ => RewriteCursorFunctions }
     extensions.injectResolutionRule { _ => ResolveStreamJoinInputs }
     extensions.injectResolutionRule { _ => RewriteWindowedJoins }
     // Tumbling windows (GROUP BY STEP/FLOOR of ROWTIME) before ROWTIME is bound: in their select

@@ -84,3 +84,25 @@ final case class RowtimeRef(start: Int, qualifier: Option[String], spelling: Str
  * `size` every `slide` microseconds over the time column `timeColumn`.
  */
 final case class WindowTvf(kind: String, timeColumn: String, sizeMicros: Long, slideMicros: Long)
+
+/**
+ * A Kinesis Data Analytics function of a cursor, read as a relation: `TABLE(f(CURSOR(query), ...))`
+ * (docs/semantics.md §14). `start` is where `TABLE` is, `text` the call as written.
+ */
+sealed trait CursorCall {
+  def start: Int
+  def text: String
+}
+
+/**
+ * `RANDOM_CUT_FOREST(CURSOR(query), numberOfTrees, subSampleSize, timeDecay, shingleSize)`: the
+ * query's rows with an anomaly score each. The parameters the call leaves out have KDA's defaults.
+ */
+final case class RcfCall(start: Int, text: String, trees: Int = 100, sampleSize: Int = 256,
+    timeDecay: Long = 100000L, shingleSize: Int = 1) extends CursorCall
+
+/**
+ * `TOP_K_ITEMS_TUMBLING(CURSOR(query), 'column', k, windowSeconds)`: per tumbling window of
+ * `windowSeconds` of the query's `ROWTIME`, the `k` most frequent values of `column`.
+ */
+final case class TopKCall(start: Int, text: String, column: String, k: Int, windowSeconds: Int) extends CursorCall

@@ -11,7 +11,8 @@ import org.apache.spark.sql.catalyst.trees.Origin
  * how the query calls it (its alias, else the last part of its name), `line`/`column` its
  * position for errors found after parsing (1-based). `lookup` marks a
  * `FOR SYSTEM_TIME AS OF PROCTIME()` table; `asofTime` the column an ASOF join's inequality uses
- * when the input declares no rowtime.
+ * when the input declares no rowtime. `cursorCall`: the input is `TABLE(f(CURSOR(...), ...))`,
+ * whose plan node is the cursor's subquery (it starts at the `(` after `CURSOR`).
  */
 final case class StreamInput(
     start: Int,
@@ -26,7 +27,8 @@ final case class StreamInput(
     column: Int = 0,
     lookup: Boolean = false,
     asofTime: Option[String] = None,
-    tvf: Option[WindowTvf] = None) {
+    tvf: Option[WindowTvf] = None,
+    cursorCall: Option[CursorCall] = None) {
 
   /** Where the input is in the user's text, for errors found after parsing. */
   def origin: Origin =

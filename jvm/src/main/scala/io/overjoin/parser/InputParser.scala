@@ -12,6 +12,8 @@ import io.overjoin.parser.Keywords.NotAnAlias
 private[parser] final class InputParser(c: TokenCursor, windows: WindowSpecParser, intervals: IntervalParser) {
   import c.{sql, tokens}
 
+  private val cursorFunctions = new CursorFunctionParser(c)
+
   /**
    * Reads one join input from `start`; returns the index after it, or -1 when the input is not
    * something this parser follows (the rest of the FROM clause is then left to Spark).
@@ -31,7 +33,10 @@ private[parser] final class InputParser(c: TokenCursor, windows: WindowSpecParse
     val relStart = i
     var tvf: Option[(WindowTvf, (Int, Int), Seq[(Int, Int)])] = None
     val t = tokens(i)
-    if (t.isSymbol("(")) {
+    val cursorCall = if (cursorFunctions.startsAt(i, to)) Some(cursorFunctions.call(b, i, to)) else None
+    if (cursorCall.isDefined) {
+      i = cursorCall.get._3
+    } else if (t.isSymbol("(")) {
       i = c.close(i, to) + 1
     } else if (c.isName(t)) {
       if (t.isWordIn(NotAnAlias) && !t.isWord("STREAM")) return -1
@@ -49,8 +54,9 @@ private[parser] final class InputParser(c: TokenCursor, windows: WindowSpecParse
     } else return -1
     val relEnd = tokens(math.min(i, to) - 1).end
     // TUMBLE(s, ts, size): only `s` is left for Spark's parser; its relation node starts there.
-    val nodeStart = tvf.map(_._2._1).getOrElse(tokens(inputStart).start)
-    val source = tvf.map { case (_, (f, e), _) => sql.substring(f, e) }.getOrElse {
+    // TABLE(RANDOM_CUT_FOREST(CURSOR(q), ...)): Spark's parser reads the subquery (q) alone.
+    val nodeStart = cursorCall.map(_._2).orElse(tvf.map(_._2._1)).getOrElse(tokens(inputStart).start)
+    val source = cursorCall.map(_._1.text).orElse(tvf.map { case (_, (f, e), _) => sql.substring(f, e) }).getOrElse {
       // STREAM(t) reads t, and is named t.
       if (streamKw && tokens(relStart).isSymbol("(") && c.matching(relStart) > relStart + 1) {
         c.text(relStart + 1, c.matching(relStart))
@@ -58,6 +64,7 @@ private[parser] final class InputParser(c: TokenCursor, windows: WindowSpecParse
     }
     val in = new InputBuilder(nodeStart, relEnd, source)
     in.tvf = tvf.map(_._1)
+    in.cursorCall = cursorCall.map(_._1)
     tvf.foreach { case (_, _, blanks) => b.blanks ++= blanks }
     in.streamKeyword = streamKw
     in.asofRight = asofRight

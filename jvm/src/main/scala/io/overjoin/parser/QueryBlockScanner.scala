@@ -152,7 +152,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
         val pos = SqlPosition.of(sql, in.relStart, in.relEnd)
         StreamInput(in.relStart, in.relEnd, in.source, in.name, in.alias, in.window.getOrElse(JoinWindow.CurrentRow),
           in.windowStart, in.streamKeyword, pos.line, pos.column, lookup = in.lookup, asofTime = in.asofTime,
-          tvf = in.tvf)
+          tvf = in.tvf, cursorCall = in.cursorCall)
       }.toSeq
       val names = blockInputs.map(_.name.toLowerCase).toSet
       exprRanges.foreach { case (f, t) => expressions.checkWindowNamesAsQualifiers(f, t, b, usedNames, names) }
@@ -317,7 +317,7 @@ object QueryBlockScanner {
 
   /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
   private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR",
-    "STAGGER", "SIMILAR")
+    "STAGGER", "SIMILAR", "RANDOM_CUT_FOREST", "TOP_K_ITEMS_TUMBLING")
 
   /**
    * False when `sql` cannot be in the streaming dialect because it holds none of its words (in any

@@ -2,7 +2,7 @@ package io.overjoin.parser
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.overjoin.model.{JoinInfo, JoinWindow, StreamInput, WindowTvf}
+import io.overjoin.model.{JoinInfo, JoinWindow, CursorCall, StreamInput, WindowTvf}
 
 /** What the parser collects about one query block while it reads it. */
 private[parser] final class BlockBuilder(val sel: Int, val end: Int) {
@@ -30,6 +30,7 @@ private[parser] final class InputBuilder(val relStart: Int, val relEnd: Int, val
   var asofRight = false
   var asofTime: Option[String] = None
   var tvf: Option[WindowTvf] = None
+  var cursorCall: Option[CursorCall] = None
 
   /** How the query calls the input: its alias, else the last part of its name. */
   def name: String = alias.getOrElse(

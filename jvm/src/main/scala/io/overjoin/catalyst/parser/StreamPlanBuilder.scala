@@ -10,7 +10,7 @@ import org.apache.spark.sql.overjoin.{KdaDivide, KdaTimeCall, SimilarTo}
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, SlidingLag, TimeFloor}
 import io.overjoin.catalyst.analysis.SlidingFrames
-import io.overjoin.catalyst.plans.logical.{OverjoinNode, StaggerInput, StreamJoinRoot, WindowedInput}
+import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode, StaggerInput, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.{OverjoinErrors, TextSpan}
 import io.overjoin.parser.QueryBlockScanner
 import io.overjoin.model.{RowtimeRef, ScanResult, SimilarToCall, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
@@ -124,13 +124,14 @@ object StreamPlanBuilder {
           val s: Int = inputOf.get(n)
           wrapped += s
           val (b, in) = inputsAt(s)
-          WindowedInput(b.id, in, n)
+          WindowedInput(b.id, in, in.cursorCall.map(CursorFunctionInput(_, n)).getOrElse(n))
       }
       // KDA: every stream has a ROWTIME, a SELECT STREAM subquery's too, whether or not its select
       // list names it (docs/semantics.md §10). Read by a streaming block, such a subquery gets its
       // block's ROWTIME as a last column, so that it is a stream input with a rowtime.
       def implicitRowtime(q: LogicalPlan): LogicalPlan = q match {
         case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child))
+        case f: CursorFunctionInput => f.copy(child = implicitRowtime(f.child))
         case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
           val b = selectStreamsAt(startOf(proj).get)
           proj.copy(projectList = proj.projectList :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())

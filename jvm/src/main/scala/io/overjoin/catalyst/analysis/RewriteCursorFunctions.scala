@@ -1,0 +1,138 @@
+package io.overjoin.catalyst.analysis
+
+import org.apache.spark.sql.{Encoder, Encoders, Row}
+import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, AttributeReference, Cast, Inline, Literal, MicrosToTimestamp, Pmod, Subtract, UnixMicros}
+import org.apache.spark.sql.catalyst.expressions.aggregate.CollectList
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, FlatMapGroupsWithState, Generate, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
+import org.apache.spark.sql.types._
+
+import io.overjoin.catalyst.expressions.TopKItems
+import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode}
+import io.overjoin.errors.OverjoinErrors
+import io.overjoin.execution.rcf.RandomCutForestScoring
+import io.overjoin.model.{CursorCall, RcfCall, TopKCall}
+
+/**
+ * Kinesis Data Analytics' functions of a cursor (docs/semantics.md §14), once the cursor's query
+ * is resolved: each [[CursorFunctionInput]] becomes the plan of its function, an input of the block
+ * that reads it. Over tables the same plans give the same rows.
+ *
+ * `TABLE(RANDOM_CUT_FOREST(CURSOR(query), ...))`: the query's rows with `ANOMALY_SCORE`, scored in
+ * `ROWTIME` order by one forest ([[RandomCutForestScoring]]) in a `flatMapGroupsWithState` of one
+ * group, whose state the checkpoint keeps:
+ * {{{
+ *   CursorFunctionInput RANDOM_CUT_FOREST(...)      Project [ROWTIME, x, ..., score AS ANOMALY_SCORE]
+ *   +- <query> [ROWTIME#1, x#2, ...]         ==>    +- FlatMapGroupsWithState RandomCutForestScoring, key 0
+ *                                                      +- Project [ROWTIME, x, ..., 0 AS key, ROWTIME AS time]
+ * }}}
+ * `TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query), 'c', k, n))`: per tumbling window of `n` seconds of
+ * the query's `ROWTIME`, the `k` most frequent values of `c`, through Spark's streaming aggregation
+ * (a window is emitted once the watermark passes its end):
+ * {{{
+ *   Project [window_end AS ROWTIME, ITEM, ITEM_COUNT]
+ *   +- Generate inline(top_k_items(items, k))
+ *      +- Aggregate [window_end, window_start], [window_end, collect_list(CAST(c AS STRING)) AS items]
+ *         +- Project [*, floor(ROWTIME to n s) AS window_start, ... + n s AS window_end]
+ * }}}
+ * The columns get new ids (nothing has resolved against the marker yet). The query's `ROWTIME`
+ * (or a window's end) keeps its event-time mark above the operator, so the block that reads it uses
+ * the query's watermark (a second one above it would hold back what it gates).
+ */
+object RewriteCursorFunctions extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!OverjoinNode.mayExist) return plan
+    if (!plan.exists(_.isInstanceOf[CursorFunctionInput])) return plan
+    plan.transformUp {
+      case f: CursorFunctionInput if f.child.resolved => f.call match {
+        case call: RcfCall => randomCutForest(call, f.child)
+        case call: TopKCall => topKItems(call, f.child)
+      }
+    }
+  }
+
+  private def refuse(call: CursorCall, problem: String, fix: String): Nothing =
+    throw OverjoinErrors.cursorFunctionInput(call.text, problem, fix)
+
+  /** The position of the query's ROWTIME column. */
+  private def rowtimeOf(call: CursorCall, child: LogicalPlan): Int = {
+    val at = child.output.indexWhere(a => a.name.equalsIgnoreCase("ROWTIME") &&
+      (a.dataType == TimestampType || a.dataType == TimestampNTZType))
+    if (at < 0) refuse(call, "its query has no ROWTIME column", "select ROWTIME in the query of CURSOR(...)")
+    at
+  }
+
+  private def unmarked(m: Metadata): Metadata =
+    new MetadataBuilder().withMetadata(m).remove(EventTimeWatermark.delayKey).build()
+
+  private def randomCutForest(call: RcfCall, child: LogicalPlan): LogicalPlan = {
+    val fields = child.output
+    def refuse(problem: String, fix: String): Nothing = RewriteCursorFunctions.refuse(call, problem, fix)
+    val rowtime = rowtimeOf(call, child)
+    fields.find(_.dataType.isInstanceOf[DecimalType]).foreach { a =>
+      refuse(s"its column ${a.name} is ${a.dataType.sql}, which it does not take",
+        s"cast it in the query: CAST(${a.name} AS DOUBLE)")
+    }
+    val numeric = fields.indices.filter(i => fields(i).dataType match {
+      case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
+      case _ => false
+    }).toArray
+    if (numeric.isEmpty) {
+      refuse("its query has no numeric column to score", "select the numeric columns the score should use")
+    }
+    val streaming = child.isStreaming
+    val delayKey = EventTimeWatermark.delayKey
+    val key = Alias(Literal(0), "__overjoin_rcf_key")()
+    // Spark asks an event-time timeout for one event-time column among the operator's inputs.
+    val eventTime = Alias(fields(rowtime), "__overjoin_rcf_time")(explicitMetadata = Some(
+      new MetadataBuilder().putLong(delayKey, 0L).build()))
+    // New ids throughout: what reads the scores resolves them by name once this rewrite is done.
+    val columns = fields.map(a => Alias(a, a.name)(explicitMetadata = Some(unmarked(a.metadata))))
+    val keyed = Project(columns ++ Seq(key) ++ (if (streaming) Seq(eventTime) else Nil), child)
+    val schema = StructType(fields.map(a => StructField(a.name, a.dataType, a.nullable, unmarked(a.metadata))))
+    val scoredSchema = schema.add(StructField("ANOMALY_SCORE", DoubleType, nullable = true))
+    val stateSchema = StructType(Seq(StructField("forest", BinaryType), StructField("waiting", ArrayType(schema)),
+      StructField("shingle", ArrayType(ArrayType(DoubleType, containsNull = false)))))
+    val rowEncoder: Encoder[Row] = ExpressionEncoder(schema)
+    val scored = FlatMapGroupsWithState[Int, Row, Row, Row](
+      new RandomCutForestScoring(call, rowtime, numeric, streaming),
+      Seq(key.toAttribute), columns.map(_.toAttribute), OutputMode.Append(), isMapGroupsWithState = false,
+      if (streaming) GroupStateTimeout.EventTimeTimeout() else GroupStateTimeout.NoTimeout(), keyed)(
+      Encoders.scalaInt, rowEncoder, ExpressionEncoder(stateSchema), ExpressionEncoder(scoredSchema))
+    // The query's columns under their names and qualifiers (ROWTIME with its event-time mark), and the score.
+    Project(fields.indices.map { i =>
+      val a = fields(i)
+      Alias(scored.output(i), a.name)(qualifier = a.qualifier,
+        explicitMetadata = Some(if (i == rowtime) a.metadata else unmarked(a.metadata)))
+    } :+ Alias(scored.output.last, "ANOMALY_SCORE")(qualifier = fields.head.qualifier), scored)
+  }
+
+  private def topKItems(call: TopKCall, child: LogicalPlan): LogicalPlan = {
+    val rt = child.output(rowtimeOf(call, child))
+    val column = child.output.find(_.name == call.column)
+      .orElse(child.output.filter(_.name.equalsIgnoreCase(call.column)) match {
+        case Seq(one) => Some(one)
+        case _ => None
+      })
+      .getOrElse(refuse(call, s"its query has no column '${call.column}' (it has ${child.output.map(_.name).mkString(", ")})",
+        "name one of its columns, in single quotes, as the query names it"))
+    val size = call.windowSeconds * 1000000L
+    val x = UnixMicros(rt)
+    val start = Alias(MicrosToTimestamp(Subtract(x, Pmod(x, Literal(size)))), RewriteTumblingAggregates.WindowStart)()
+    val end = Alias(MicrosToTimestamp(Add(Subtract(x, Pmod(x, Literal(size))), Literal(size))),
+      RewriteTumblingAggregates.WindowEnd)(explicitMetadata = Some(RewriteTumblingAggregates.eventTimeMetadata(rt, child)))
+    val windowed = Project(child.output :+ start :+ end, child)
+    val items = Alias(CollectList(Cast(column, StringType, Some(SQLConf.get.sessionLocalTimeZone))).toAggregateExpression(),
+      "__overjoin_items")()
+    val grouped = Aggregate(Seq(end.toAttribute, start.toAttribute), Seq(end.toAttribute, items), windowed)
+    val item = AttributeReference("ITEM", StringType, nullable = false)()
+    val count = AttributeReference("ITEM_COUNT", LongType, nullable = false)()
+    val ranked = Generate(Inline(TopKItems(items.toAttribute, call.k)), unrequiredChildIndex = Seq(1), outer = false,
+      qualifier = None, generatorOutput = Seq(item, count), grouped)
+    Project(Seq(Alias(end.toAttribute, "ROWTIME")(explicitMetadata = Some(end.toAttribute.metadata)), item, count), ranked)
+  }
+}
