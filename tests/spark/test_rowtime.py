@@ -205,3 +205,24 @@ def test_a_column_named_stream_after_select_stream(spark):
     )
     assert df.columns == ["rowtime"]
     assert [tuple(r) for r in df.collect()] == [("s1",)]
+
+
+def test_a_plain_select_subquery_passes_its_rowtime_to_the_select_stream_reading_it(spark):
+    """KDA's `SELECT STREAM c FROM (SELECT c FROM "S") WHERE ...` (a plain SELECT over a stream, as
+    published applications filter a pump's target): the subquery has its FROM's ROWTIME though it
+    does not select it (docs/semantics.md §10), over a stream and over a table alike."""
+    rows = [{"ROWTIME": at(i), "sym": "abc"[i % 3], "n": i} for i in range(12)]
+    src = make_stream(spark, "ps_s", "ROWTIME timestamp, sym string, n int")
+    sql = "SELECT STREAM ROWTIME, sym, n FROM (SELECT sym, n FROM {v}) WHERE n > 4"
+    run = run_stream(spark, sql.format(v="ps_s"), [{"ps_s": rows[:6]}, {"ps_s": rows[6:]}], {"ps_s": src})
+    want = [(at(i), "abc"[i % 3], i) for i in range(5, 12)]
+    assert sorted(tuple(r) for r in run.rows) == want
+    view(spark, "ps_t", "ROWTIME timestamp, sym string, n int", [tuple(r.values()) for r in rows])
+    df = spark.sql(sql.format(v="ps_t"))
+    assert df.columns == ["ROWTIME", "sym", "n"]
+    assert sorted(tuple(r) for r in df.collect()) == want
+    # Without a ROWTIME in its FROM the subquery has none, as before: the input has no rowtime.
+    view(spark, "ps_n", "ts timestamp, sym string, n int", [tuple(r.values()) for r in rows])
+    with pytest.raises(AnalysisException) as e:
+        spark.sql("SELECT STREAM sym FROM (SELECT sym, n FROM ps_n) WHERE n > 4")
+    assert e.value.getCondition() == "OVERJOIN_NO_ROWTIME"

@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
-import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveCurrentRowTimestamp, ResolveStreamJoinInputs, RewriteCursorFunctions, RewriteSlidingWindows, RewriteStaggerWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
+import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveCurrentRowTimestamp, ResolveImplicitRowtime, ResolveStreamJoinInputs, RewriteCursorFunctions, RewriteSlidingWindows, RewriteStaggerWindows, RewriteTumblingAggregates, RewriteWindowedJoins}
 import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
@@ -43,6 +43,7 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // RANDOM_CUT_FOREST and TOP_K_ITEMS_TUMBLING, once their cursor's query is resolved: inputs of
     // the block that reads them.
     extensions.injectResolutionRule { _ => RewriteCursorFunctions }
+    extensions.injectResolutionRule { _ => ResolveImplicitRowtime }
     extensions.injectResolutionRule { _ => ResolveStreamJoinInputs }
     extensions.injectResolutionRule { _ => RewriteWindowedJoins }
     // Tumbling windows (GROUP BY STEP/FLOOR of ROWTIME) before ROWTIME is bound: in their select

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.trees.{CurrentOrigin, TreeNode}
 import org.apache.spark.sql.overjoin.{KdaDivide, KdaTimeCall, SimilarTo}
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, SlidingLag, TimeFloor}
-import io.overjoin.catalyst.analysis.SlidingFrames
+import io.overjoin.catalyst.analysis.{ImplicitRowtime, SlidingFrames}
 import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode, StaggerInput, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.{OverjoinErrors, TextSpan}
 import io.overjoin.parser.QueryBlockScanner
@@ -110,6 +110,7 @@ object StreamPlanBuilder {
         "Spark's parser does not read this as a relation of the FROM clause, because a keyword before " +
           "it (FROM, ON, ...) ends up read as a column name; write names that are keywords in back quotes")
     }
+    def startsSelect(at: Int): Boolean = sqlText.regionMatches(true, at, "SELECT", 0, 6)
     val selectStreamsAt: Map[Int, StreamBlock] =
       scan.blocks.filter(b => b.selectStream && b.inputs.nonEmpty && b.stagger.isEmpty).map(b => b.selectStart -> b).toMap
     val implicitDone = mutable.Set.empty[Int]
@@ -129,18 +130,21 @@ object StreamPlanBuilder {
       // KDA: every stream has a ROWTIME, a SELECT STREAM subquery's too, whether or not its select
       // list names it (docs/semantics.md §10). Read by a streaming block, such a subquery gets its
       // block's ROWTIME as a last column, so that it is a stream input with a rowtime.
-      def implicitRowtime(q: LogicalPlan): LogicalPlan = q match {
-        case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child))
-        case f: CursorFunctionInput => f.copy(child = implicitRowtime(f.child))
+      def implicitRowtime(q: LogicalPlan, plainToo: Boolean): LogicalPlan = q match {
+        case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child, plainToo))
+        case f: CursorFunctionInput => f.copy(child = implicitRowtime(f.child, plainToo))
         case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
           val b = selectStreamsAt(startOf(proj).get)
           proj.copy(projectList = proj.projectList :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
+        // A plain SELECT subquery read by a SELECT STREAM block: its FROM's ROWTIME column, where it has one.
+        case proj: Project if plainToo && startOf(proj).exists(startsSelect) && !proj.projectList.exists(namesRowtime) =>
+          proj.copy(projectList = proj.projectList :+ Alias(ImplicitRowtime(), "ROWTIME")())
         case other => other
       }
       val withImplicit = if (selectStreamsAt.isEmpty) withInputs else withInputs.transformDown {
         case w: WindowedInput if !implicitDone.contains(w.input.start) =>
           implicitDone += w.input.start
-          w.copy(child = implicitRowtime(w.child))
+          w.copy(child = implicitRowtime(w.child, plainToo = blocks(w.block).selectStream))
       }
       val withRoots = withImplicit.transformDown {
         case n if !n.isInstanceOf[Join] && !n.isInstanceOf[StreamJoinRoot] &&
