@@ -291,3 +291,36 @@ def test_the_rowtime_column_by_name_is_a_window_and_another_time_column_is_a_val
     for r in rows:
         counts[step_floor(r["other"], size)] = counts.get(step_floor(r["other"], size), 0) + 1
     assert by_value == sorted(counts.items())
+
+
+@pytest.mark.parametrize(
+    "floor", ["FLOOR(MONOTONIC(order_date) TO MINUTE)", "STEP(MONOTONIC(o.order_date) BY INTERVAL '1' MINUTE)"]
+)
+def test_a_column_declared_monotonic_is_the_time_of_the_windows(spark, floor: str) -> None:
+    """KDA applications group by `FLOOR(MONOTONIC("order_date") TO MINUTE)`: the column declared
+    monotonic is the time of the block's windows (its input's rowtime), whatever ROWTIME the rows
+    arrived with. A stream emits a window once the latest order_date less the lateness passes its end;
+    over tables every window is returned. The model groups the rows by minute in Python."""
+    rng = random.Random(31)
+    rows: list[dict[str, Any]] = []
+    for i in range(150):
+        order_date = T0 + timedelta(milliseconds=900 * i)
+        arrived = order_date + timedelta(seconds=45 + rng.randint(0, 5))  # ROWTIME: late, not ordered by minute
+        rows.append({"ROWTIME": arrived, "order_date": order_date, "state": rng.choice(["CA", "WA", "NY"])})
+    sql = f"SELECT STREAM ROWTIME, state, COUNT(*) AS n FROM {{src}} AS o GROUP BY {floor}, state"
+    counts: dict[tuple[datetime, str], int] = {}
+    for r in rows:
+        key = (r["order_date"].replace(second=0, microsecond=0) + timedelta(minutes=1), r["state"])
+        counts[key] = counts.get(key, 0) + 1
+    expected = sorted((end, state, n) for (end, state), n in counts.items())
+    schema = "ROWTIME TIMESTAMP, order_date TIMESTAMP, state STRING"
+    spark.createDataFrame([(r["ROWTIME"], r["order_date"], r["state"]) for r in rows], schema).createOrReplaceTempView(
+        "mono_t"
+    )
+    assert sorted(tuple(r) for r in spark.sql(sql.format(src="mono_t")).collect()) == expected
+    src = make_stream(spark, "mono_s", schema)
+    batches = [rows[i : i + 25] for i in range(0, len(rows), 25)]
+    run = run_stream(spark, sql.format(src="mono_s"), [{"mono_s": b} for b in batches], {"mono_s": src})
+    mark = rows[-1]["order_date"] - timedelta(milliseconds=1)
+    got = sorted(tuple(r) for r in run.rows)
+    assert got == [g for g in expected if g[0] <= mark] and len(got) >= 2 * 3  # two closed minutes

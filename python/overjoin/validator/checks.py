@@ -18,6 +18,7 @@ from overjoin.validator.common import (
     _span,
     _sql,
     _syntax_error,
+    _time_floors,
     _token_at,
     _tspan,
 )
@@ -281,6 +282,9 @@ class Context:
         elif item.watermark is not None and isinstance(item.watermark.this, exp.Column):
             item.rowtime, item.rowtime_from = item.watermark.this.name, "watermark"
             span = _span(item.watermark.this)
+        elif (monotonic := self._monotonic_column(item)) is not None:
+            # GROUP BY STEP(MONOTONIC(col) BY ...): col is the input's rowtime (semantics.md §11).
+            item.rowtime, item.rowtime_from, span = monotonic.name, "monotonic", _span(monotonic)
         elif item.columns is not None and "rowtime" in item.columns:
             item.rowtime, item.rowtime_from = "ROWTIME", "column"
             span = D.pos(item.relation, "relation")
@@ -294,6 +298,31 @@ class Context:
         if kind is not None and item.known_stream and not _is_timestamp(kind):
             self.reporter.add("OVERJOIN_ROWTIME_NOT_TIMESTAMP", span, column=item.rowtime,
                               input=item.display, type=kind)  # fmt: skip
+
+    def _monotonic_column(self, item: Input) -> exp.Column | None:
+        """The column of ``item`` its block's GROUP BY floors as ``MONOTONIC(col)`` (the JVM's rule:
+        the input it is qualified with, else the first)."""
+        group = self.block.select.args.get("group")
+        if group is None:
+            return None
+        for node in _time_floors(self.block.select):
+            if not any(node is x for g in group.expressions for x in g.walk()):
+                continue
+            arg = node.this
+            declared = isinstance(arg, exp.Anonymous) and str(arg.this).upper() == "MONOTONIC"
+            if not declared or len(arg.expressions) != 1:
+                continue
+            col = arg.expressions[0]
+            if not isinstance(col, exp.Column):
+                continue
+            owner = (
+                self.block.inputs[0]
+                if not col.table
+                else next((i for i in self.block.inputs if (i.alias or i.source).lower() == col.table.lower()), None)
+            )
+            if owner is item:
+                return col
+        return None
 
     def _left_columns(self, step: JoinStep) -> dict[str, str] | None:
         merged: dict[str, str] = {}

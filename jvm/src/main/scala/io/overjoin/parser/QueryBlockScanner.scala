@@ -141,6 +141,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
     // STEP(ts BY ...) and FLOOR(ts TO ...) are not Spark SQL: a block holding one is ours.
     val floors = exprRanges.flatMap { case (f, t) => timeFloors.calls(f, t) }
     if (floors.nonEmpty) b.dialect = true
+    declareMonotonicRowtime(b, clauseEnd, windowIdx)
     // WINDOWED BY STAGGER (...) after FROM/WHERE (§13): not Spark SQL either.
     val staggerIdx = c.findAtDepth0(clauseEnd, windowIdx)(i => staggers.startsAt(i, end))
     if (staggerIdx < windowIdx) b.dialect = true
@@ -189,6 +190,36 @@ final class QueryBlockScanner private (c: TokenCursor) {
       if (tokens(i).isSymbol("(")) { val j = c.close(i, end); scanRange(i + 1, j); i = j + 1 } else i += 1
     }
     end
+  }
+
+  /**
+   * `GROUP BY STEP(MONOTONIC(col) BY ...)` or `FLOOR(MONOTONIC(col) TO unit)` (docs/semantics.md
+   * §11): KDA's declaration that `col` only grows makes it the time of the block's tumbling windows.
+   * The input that has `col` (the one it is qualified with, else the first) takes it as its rowtime,
+   * as `OVER (ORDER BY col)` would say, unless its window names one already.
+   */
+  private def declareMonotonicRowtime(b: BlockBuilder, from: Int, to: Int): Unit = {
+    val group = c.findAtDepth0(from, to)(i => tokens(i).isWord("GROUP") && i + 1 < to && tokens(i + 1).isWord("BY"))
+    if (group >= to || b.inputs.isEmpty) return
+    var i = group + 2
+    while (i + 5 < to) {
+      if (c.opensSubquery(i, to)) i = c.close(i, to)
+      else if ((tokens(i).isWord("STEP") || tokens(i).isWord("FLOOR")) && tokens(i + 1).isSymbol("(") &&
+        tokens(i + 2).isWord("MONOTONIC") && tokens(i + 3).isSymbol("(") && !(i > 0 && tokens(i - 1).isSymbol("."))) {
+        val close = c.close(i + 3, to)
+        val inner = (i + 4 until close).map(tokens)
+        val parts = inner.zipWithIndex.collect { case (t, k) if k % 2 == 0 => t }
+        val dotted = inner.zipWithIndex.forall { case (t, k) => if (k % 2 == 0) c.isName(t) else t.isSymbol(".") }
+        if (inner.nonEmpty && inner.size % 2 == 1 && dotted && parts.size <= 2) {
+          val names = parts.map(_.identifier)
+          val input = if (names.size == 2) b.inputs.find(in => in.name.equalsIgnoreCase(names.head)) else b.inputs.headOption
+          input.filter(in => in.window.forall(_.orderBy.isEmpty)).foreach { in =>
+            in.window = Some(in.window.getOrElse(JoinWindow.CurrentRow).copy(orderBy = Some(names)))
+          }
+        }
+      }
+      i += 1
+    }
   }
 
   /** The indices of tokens [from, to) outside subqueries (other blocks). */
