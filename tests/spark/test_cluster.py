@@ -143,7 +143,7 @@ def test_stream_joins_on_a_standalone_cluster_survive_losing_a_worker(spark, tmp
     """In one application: a ROWS-window join (worker0 killed mid-stream, worker2 started in its
     place), then a chained outer RANGE join and a ROWS join whose result is joined again (its
     executors record the held-back watermark's bounds in the checkpoint) on the workers left, then
-    a sliding window with worker1, the older one, killed mid-stream."""
+    a sliding window with worker1, the older one, killed mid-stream, then RANDOM_CUT_FOREST."""
     cluster = Cluster(tmp_path)
     try:
         rows_seed = next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5)
@@ -152,7 +152,8 @@ def test_stream_joins_on_a_standalone_cluster_survive_losing_a_worker(spark, tmp
         generated = [("rows", rows_seed), ("range", range_seed), ("rows_chain", chain_seed)]
         specs = [_generated_spec(cluster, tmp_path / f"{kind}{seed}", kind, seed) for kind, seed in generated]
         sliding, expected_sliding = _sliding_spec(cluster, tmp_path / "sliding")
-        runs = [*specs, sliding]
+        forest, expected_forest = _random_cut_forest_spec(spark, tmp_path / "forest")
+        runs = [*specs, sliding, forest]
         # Run k: (batch after whose files a worker is killed, that worker).
         kills = {0: (len(case_for("rows", rows_seed)[1]) // 2, "worker0"), 3: (len(sliding["batches"]) // 2, "worker1")}
         _drive(cluster, tmp_path, {"runs": runs, "conf": _cluster_conf(cluster)}, kills)
@@ -164,6 +165,45 @@ def test_stream_joins_on_a_standalone_cluster_survive_losing_a_worker(spark, tmp
         assert multiset(actual) == multiset(_expected(kind, case, batches)), describe(case, actual)
     actual_sliding = sorted(tuple(r) for r in spark.read.parquet(sliding["out"]).collect() if r[1] != -1)
     assert actual_sliding == expected_sliding
+    actual_forest = sorted(tuple(r) for r in spark.read.parquet(forest["out"]).collect() if r[0] != "-1")
+    assert actual_forest == expected_forest
+
+
+def _random_cut_forest_spec(spark: Any, work: Path) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    """RANDOM_CUT_FOREST (docs/semantics.md §14) on the cluster's executors: the scores the same
+    query gives over the rows as a table in this session, to the bit."""
+    import datetime as dt
+    import random
+
+    from tests.spark.test_restart import _jsonable_batches
+
+    rng = random.Random(91)
+    t0 = dt.datetime(2024, 1, 1, 9, 0)
+    rows = [
+        {"ROWTIME": t0 + dt.timedelta(milliseconds=250 * i), "id": i, "hr": rng.randint(60, 100)} for i in range(200)
+    ]
+    rows[150]["hr"] = 190
+    schema = "ROWTIME timestamp, id int, hr int"
+    sql = (
+        "SELECT STREAM id, ANOMALY_SCORE FROM TABLE(RANDOM_CUT_FOREST(CURSOR("
+        "SELECT STREAM ROWTIME, hr, CAST(id AS STRING) AS id FROM {x}), 40, 64))"
+    )
+    spark.createDataFrame([(r["ROWTIME"], r["id"], r["hr"]) for r in rows], schema).createOrReplaceTempView("cforest_t")
+    expected = sorted(tuple(r) for r in spark.sql(sql.format(x="cforest_t")).collect())
+    batches = [{"x": rows[i : i + 50]} for i in range(0, len(rows), 50)]
+    batches += [{"x": [{"ROWTIME": t0 + dt.timedelta(hours=h), "id": -1, "hr": 70}]} for h in (1, 2)]
+    folder = work / "cforest_x"
+    folder.mkdir(parents=True)
+    spec = {
+        "views": ["cforest_x"],
+        "folders": [str(folder)],
+        "schemas": {"cforest_x": schema},
+        "sql": sql.format(x="cforest_x"),
+        "batches": [{"cforest_x": b["x"]} for b in _jsonable_batches(batches)],
+        "out": str(work / "out"),
+        "checkpoint": str(work / "checkpoint"),
+    }
+    return spec, expected
 
 
 def _cluster_conf(cluster: Cluster) -> dict[str, str]:

@@ -503,12 +503,13 @@ def _jsonable_batches(batches: list[dict[str, list[dict[str, Any]]]]) -> list[di
     return [{v: [{k: _jsonable(x) for k, x in r.items()} for r in rows] for v, rows in b.items()} for b in batches]
 
 
-@pytest.mark.parametrize("kind", ["asof", "tumbling", "sliding"])
+@pytest.mark.parametrize("kind", ["asof", "tumbling", "sliding", "rcf"])
 def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark, tmp_path, kind):
     """The other stateful paths: an ASOF LEFT join of two streams (its waiting rows are state), a
-    STEP aggregation over a stream (Spark's aggregation state) and a sliding window (overjoin's
-    operator: rows waiting for the watermark and the rows later windows need), killed mid-batch
-    and restarted, return the reference's rows exactly once (docs/semantics.md §6, §11, §12)."""
+    STEP aggregation over a stream (Spark's aggregation state), a sliding window (overjoin's
+    operator: rows waiting for the watermark and the rows later windows need) and RANDOM_CUT_FOREST
+    (its forest and waiting rows), killed mid-batch and restarted, return the reference's rows
+    exactly once (docs/semantics.md §6, §11, §12, §14; the forest's scores are replay's, to the bit)."""
     import datetime as dt
     import random
 
@@ -527,6 +528,26 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
         from tests.spark.test_sliding_windows import restart_case
 
         batches, schemas, sql, expected = restart_case()
+    elif kind == "rcf":
+        rng = random.Random(77)
+        t0 = dt.datetime(2024, 1, 1, 9, 0)
+        beats = [
+            {"ROWTIME": t0 + dt.timedelta(milliseconds=300 * i), "id": i,
+             "hr": rng.randint(150, 200) if rng.random() < 0.02 else rng.randint(60, 100)}
+            for i in range(240)
+        ]  # fmt: skip
+        batches = [{"x": beats[i : i + 40]} for i in range(0, len(beats), 40)]
+        batches += [{"x": [{"ROWTIME": t0 + dt.timedelta(hours=h), "id": -1, "hr": 70}]} for h in (5, 6)]
+        schemas = {"x": "ROWTIME timestamp, id int, hr int"}
+        sql = (
+            "SELECT STREAM id, ANOMALY_SCORE FROM TABLE(RANDOM_CUT_FOREST(CURSOR("
+            "SELECT STREAM ROWTIME, hr, CAST(id AS STRING) AS id FROM {x}), 50, 64))"
+        )
+        spark.createDataFrame([(r["ROWTIME"], r["id"], r["hr"]) for r in beats], schemas["x"]).createOrReplaceTempView(
+            "k9rcf_t"
+        )
+        expected = sorted(tuple(r) for r in spark.sql(sql.format(x="k9rcf_t")).collect())
+        assert len(expected) == len(beats) and any(r[1] > 0 for r in expected)
     else:
         from tests.reference_model import step_floor, tumbling_groups
 
@@ -596,5 +617,8 @@ def test_kill_9_during_an_asof_join_or_a_tumbling_aggregation_then_restart(spark
         query.stop()
     assert in_flight(checkpoint) is None
     got = sorted(tuple(r) for r in spark.read.parquet(out).collect())
-    got = [r for r in got if r[1] != -1] if kind in ("asof", "sliding") else [r for r in got if r[1] != 9]
+    if kind == "rcf":
+        got = [r for r in got if r[0] != "-1"]
+    else:
+        got = [r for r in got if r[1] != -1] if kind in ("asof", "sliding") else [r for r in got if r[1] != 9]
     assert got == expected
