@@ -322,6 +322,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_sqlref_regex_log_parse.sql": [SLIDING_SOURCE],
     "kda_devguide_anomaly_detection.sql": [HEART_RATE_SOURCE],
     "kda_sqlref_top_k_items.sql": [SLIDING_SOURCE],
+    "kda_sqlref_count_distinct_items.sql": [SLIDING_SOURCE],
     "app.sql": [],
 }
 
@@ -662,4 +663,31 @@ def test_kda_sqlref_top_k_items_program(server: Server) -> None:
     )
     query = "SELECT ROWTIME, TICKER_SYMBOL, MOST_FREQUENT_VALUES FROM top_k.DESTINATION_SQL_STREAM"
     wait_until(lambda: len(server.query(query)) >= len(expected), what="every window's five most frequent symbols")
+    assert sorted(server.query(query)) == expected
+
+
+def test_kda_sqlref_count_distinct_items_program(server: Server) -> None:
+    """The reference's COUNT_DISTINCT_ITEMS_TUMBLING example 1 as printed: per one-minute window of
+    the demo stream, the number of distinct ticker symbols, into a stream of that one column (the
+    query's ROWTIME left out by KDA's rule for filling a target), each row's ROWTIME the window's
+    end. The model is Python's set of the symbols per minute."""
+    rnd = random.Random(4800)
+    folder = server.state_dir.parent / "count_distinct"
+    run(
+        server, "count_distinct", [SLIDING_SOURCE.format(folder=folder)], program("kda_sqlref_count_distinct_items.sql")
+    )
+    t = at("10:00:00")
+    records = []
+    windows: dict[datetime, set[str]] = {}
+    for _ in range(300):
+        t += timedelta(milliseconds=rnd.randint(100, 900))
+        symbol = f"S{rnd.randint(0, rnd.choice([5, 20, 60]))}"
+        records.append({"ROWTIME": t.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "TICKER_SYMBOL": symbol, "SECTOR": "TECH",
+                        "CHANGE": 0.0, "PRICE": 1.0})  # fmt: skip
+        windows.setdefault(t.replace(second=0, microsecond=0) + timedelta(minutes=1), set()).add(symbol)
+    flush = {"ROWTIME": iso(t + timedelta(hours=1)), "TICKER_SYMBOL": "ZZZ", "SECTOR": "X", "CHANGE": 0.0, "PRICE": 1.0}
+    write_rows(folder, "records", [*records, flush])
+    expected = sorted((end, len(symbols)) for end, symbols in windows.items())
+    query = "SELECT ROWTIME, NUMBER_OF_DISTINCT_ITEMS FROM count_distinct.DESTINATION_SQL_STREAM"
+    wait_until(lambda: len(server.query(query)) >= len(expected), what="every window's count of distinct symbols")
     assert sorted(server.query(query)) == expected

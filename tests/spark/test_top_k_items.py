@@ -1,4 +1,5 @@
-"""``TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query), 'column', K, windowSize))`` (docs/semantics.md §14):
+"""``TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query), 'column', K, windowSize))`` and
+``TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'column', windowSize))`` (docs/semantics.md §14):
 per tumbling window of ``windowSize`` seconds of the query's ROWTIME, the K most frequent values of
 the column (``ITEM``, as a string) with their counts (``ITEM_COUNT``), each row's ROWTIME the
 window's end. The oracle is Python's ``Counter`` over the generated rows, per window (counts are
@@ -140,3 +141,29 @@ def test_bad_parameters_are_refused_where_they_are(spark, args, bad, says):
     assert says in message and "OJ001" in message
     at = sql.index(bad, sql.index(args)) if bad != ")" else sql.index(args) + len(args)
     assert f"pos {at}" in message
+
+
+@pytest.mark.parametrize(("column", "seconds"), [("sym", 60), ("qty", 7)])
+def test_count_distinct_items_counts_each_windows_distinct_values(spark, column, seconds):
+    """Over a table every window, over a stream each window once the watermark passes its end: the
+    number of distinct values (NULL is no value), Python's set per window."""
+    rows = generated(6, 300)
+    size = timedelta(seconds=seconds)
+    windows: dict[datetime, set[Any]] = {}
+    for r in rows:
+        epoch = datetime(1970, 1, 1)  # windows start at whole multiples of the size since the epoch (UTC)
+        values = windows.setdefault(epoch + (r["ROWTIME"] - epoch) // size * size + size, set())
+        if r[column] is not None:
+            values.add(r[column])
+    expected = sorted((end, len(values)) for end, values in windows.items())
+    sql = f"SELECT STREAM * FROM TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(SELECT STREAM * FROM {{v}}), '{column}', {seconds}))"
+    as_table(spark, "cdi_t", rows)
+    df = spark.sql(sql.format(v="cdi_t"))
+    assert df.columns == ["ROWTIME", "NUMBER_OF_DISTINCT_ITEMS"]
+    assert sorted(tuple(r) for r in df.collect()) == expected
+    src = make_stream(spark, f"cdi_s_{column}", SCHEMA)
+    batches = [rows[i : i + 40] for i in range(0, len(rows), 40)]
+    run = run_stream(spark, sql.format(v=f"cdi_s_{column}"), [{f"cdi_s_{column}": b} for b in batches],
+                     {f"cdi_s_{column}": src})  # fmt: skip
+    mark = rows[-1]["ROWTIME"] - timedelta(milliseconds=1)
+    assert sorted(tuple(r) for r in run.rows) == [g for g in expected if g[0] <= mark]

@@ -1,6 +1,7 @@
 """Kinesis Data Analytics' functions of a cursor, read as relations (docs/semantics.md §14):
-``TABLE(RANDOM_CUT_FOREST(CURSOR(query), ...))`` and ``TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query),
-'column', K, windowSize))``. The parameters the JVM parser refuses, with the same positions and
+``TABLE(RANDOM_CUT_FOREST(CURSOR(query), ...))``, ``TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query),
+'column', K, windowSize))`` and ``TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'column',
+windowSize))``. The parameters the JVM parser refuses, with the same positions and
 messages (OJ001). Whether the query can be read (a ROWTIME, the named column, a numeric column, no
 DECIMAL: OJ124) is decided at analysis, where the columns are known."""
 
@@ -32,6 +33,7 @@ FUNCTIONS: dict[str, tuple[_Param, ...]] = {
         _Param("shingleSize", 1, 30, required=False),
     ),
     "TOP_K_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("K", 1, 100000), _Param("windowSize", 1, 3600)),
+    "COUNT_DISTINCT_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("windowSize", 1, 3600)),
 }
 _REFUSED = "RANDOM_CUT_FOREST_WITH_EXPLANATION"
 

@@ -106,3 +106,9 @@ final case class RcfCall(start: Int, text: String, trees: Int = 100, sampleSize:
  * `windowSeconds` of the query's `ROWTIME`, the `k` most frequent values of `column`.
  */
 final case class TopKCall(start: Int, text: String, column: String, k: Int, windowSeconds: Int) extends CursorCall
+
+/**
+ * `COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'column', windowSeconds)`: per tumbling window of
+ * `windowSeconds` of the query's `ROWTIME`, the number of distinct values of `column`.
+ */
+final case class CountDistinctCall(start: Int, text: String, column: String, windowSeconds: Int) extends CursorCall

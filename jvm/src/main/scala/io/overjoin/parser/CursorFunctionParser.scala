@@ -3,7 +3,7 @@ package io.overjoin.parser
 import scala.collection.mutable.ArrayBuffer
 
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.model.{CursorCall, RcfCall, TopKCall}
+import io.overjoin.model.{CountDistinctCall, CursorCall, RcfCall, TopKCall}
 
 /**
  * Kinesis Data Analytics' functions of a cursor, read as a relation of a `FROM` clause
@@ -11,6 +11,7 @@ import io.overjoin.model.{CursorCall, RcfCall, TopKCall}
  * {{{
  *   TABLE(RANDOM_CUT_FOREST(CURSOR(query) [, numberOfTrees [, subSampleSize [, timeDecay [, shingleSize]]]]))
  *   TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query), 'columnName', K, windowSize))
+ *   TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'columnName', windowSize))
  * }}}
  * Spark's parser reads the cursor's `(query)` alone, as a subquery: the rest is blanked, and
  * [[io.overjoin.catalyst.parser.StreamPlanBuilder]] puts the call above the subquery's node.
@@ -66,9 +67,11 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
         def int(n: Int, default: Long): Long = values.lift(n).map(_.asInstanceOf[Long]).getOrElse(default)
         d.copy(trees = int(0, d.trees).toInt, sampleSize = int(1, d.sampleSize).toInt, timeDecay = int(2, d.timeDecay),
           shingleSize = int(3, d.shingleSize).toInt)
-      case _ =>
+      case "TOP_K_ITEMS_TUMBLING" =>
         TopKCall(start, text, values(0).asInstanceOf[String], values(1).asInstanceOf[Long].toInt,
           values(2).asInstanceOf[Long].toInt)
+      case _ =>
+        CountDistinctCall(start, text, values(0).asInstanceOf[String], values(1).asInstanceOf[Long].toInt)
     }
     b.dialect = true
     b.blanks += ((tokens(i).start, tokens(cursorOpen - 1).end))
@@ -102,5 +105,6 @@ private[parser] object CursorFunctionParser {
     "RANDOM_CUT_FOREST" -> Seq(Whole("numberOfTrees", 1, 1000, required = false), Whole("subSampleSize", 10, 1000, required = false),
       Whole("timeDecay", 1, Int.MaxValue, required = false), Whole("shingleSize", 1, 30, required = false)),
     "TOP_K_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("K", 1, 100000, required = true),
-      Whole("windowSize", 1, 3600, required = true)))
+      Whole("windowSize", 1, 3600, required = true)),
+    "COUNT_DISTINCT_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("windowSize", 1, 3600, required = true)))
 }

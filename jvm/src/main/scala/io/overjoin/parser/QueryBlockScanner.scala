@@ -348,7 +348,7 @@ object QueryBlockScanner {
 
   /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
   private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR",
-    "STAGGER", "SIMILAR", "RANDOM_CUT_FOREST", "TOP_K_ITEMS_TUMBLING")
+    "STAGGER", "SIMILAR", "RANDOM_CUT_FOREST", "TOP_K_ITEMS_TUMBLING", "COUNT_DISTINCT_ITEMS_TUMBLING")
 
   /**
    * False when `sql` cannot be in the streaming dialect because it holds none of its words (in any

@@ -2,8 +2,8 @@ package io.overjoin.catalyst.analysis
 
 import org.apache.spark.sql.{Encoder, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, AttributeReference, Cast, Inline, Literal, MicrosToTimestamp, Pmod, Subtract, UnixMicros}
-import org.apache.spark.sql.catalyst.expressions.aggregate.CollectList
+import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Cast, Inline, Literal, MicrosToTimestamp, Pmod, Size, Subtract, UnixMicros}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{CollectList, CollectSet}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, FlatMapGroupsWithState, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
@@ -14,7 +14,7 @@ import io.overjoin.catalyst.expressions.TopKItems
 import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode}
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.execution.rcf.RandomCutForestScoring
-import io.overjoin.model.{CursorCall, RcfCall, TopKCall}
+import io.overjoin.model.{CountDistinctCall, CursorCall, RcfCall, TopKCall}
 
 /**
  * Kinesis Data Analytics' functions of a cursor (docs/semantics.md §14), once the cursor's query
@@ -38,6 +38,9 @@ import io.overjoin.model.{CursorCall, RcfCall, TopKCall}
  *      +- Aggregate [window_end, window_start], [window_end, collect_list(CAST(c AS STRING)) AS items]
  *         +- Project [*, floor(ROWTIME to n s) AS window_start, ... + n s AS window_end]
  * }}}
+ * `TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'c', n))` is the same aggregation with the
+ * window's set of values of `c`, giving `NUMBER_OF_DISTINCT_ITEMS`.
+ *
  * The columns get new ids (nothing has resolved against the marker yet). The query's `ROWTIME`
  * (or a window's end) keeps its event-time mark above the operator, so the block that reads it uses
  * the query's watermark (a second one above it would hold back what it gates).
@@ -51,6 +54,7 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
       case f: CursorFunctionInput if f.child.resolved => f.call match {
         case call: RcfCall => randomCutForest(call, f.child)
         case call: TopKCall => topKItems(call, f.child)
+        case call: CountDistinctCall => countDistinctItems(call, f.child)
       }
     }
   }
@@ -111,28 +115,58 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
     } :+ Alias(scored.output.last, "ANOMALY_SCORE")(qualifier = fields.head.qualifier), scored)
   }
 
-  private def topKItems(call: TopKCall, child: LogicalPlan): LogicalPlan = {
-    val rt = child.output(rowtimeOf(call, child))
-    val column = child.output.find(_.name == call.column)
-      .orElse(child.output.filter(_.name.equalsIgnoreCase(call.column)) match {
+  /** The query's column named `name` (as the query names it; case-insensitively when one column matches). */
+  private def columnOf(call: CursorCall, child: LogicalPlan, name: String): Attribute =
+    child.output.find(_.name == name)
+      .orElse(child.output.filter(_.name.equalsIgnoreCase(name)) match {
         case Seq(one) => Some(one)
         case _ => None
       })
-      .getOrElse(refuse(call, s"its query has no column '${call.column}' (it has ${child.output.map(_.name).mkString(", ")})",
+      .getOrElse(refuse(call, s"its query has no column '$name' (it has ${child.output.map(_.name).mkString(", ")})",
         "name one of its columns, in single quotes, as the query names it"))
-    val size = call.windowSeconds * 1000000L
+
+  /**
+   * `child` grouped by tumbling windows of `seconds` of its ROWTIME (starting at whole multiples of
+   * the size, as `STEP`), with `aggregate` per window: the window's end (marked as the event time)
+   * first, then the aggregate.
+   */
+  private def perWindow(call: CursorCall, child: LogicalPlan, seconds: Int, aggregate: Alias): Aggregate = {
+    val rt = child.output(rowtimeOf(call, child))
+    val size = seconds * 1000000L
     val x = UnixMicros(rt)
     val start = Alias(MicrosToTimestamp(Subtract(x, Pmod(x, Literal(size)))), RewriteTumblingAggregates.WindowStart)()
     val end = Alias(MicrosToTimestamp(Add(Subtract(x, Pmod(x, Literal(size))), Literal(size))),
       RewriteTumblingAggregates.WindowEnd)(explicitMetadata = Some(RewriteTumblingAggregates.eventTimeMetadata(rt, child)))
     val windowed = Project(child.output :+ start :+ end, child)
-    val items = Alias(CollectList(Cast(column, StringType, Some(SQLConf.get.sessionLocalTimeZone))).toAggregateExpression(),
-      "__overjoin_items")()
-    val grouped = Aggregate(Seq(end.toAttribute, start.toAttribute), Seq(end.toAttribute, items), windowed)
+    Aggregate(Seq(end.toAttribute, start.toAttribute), Seq(end.toAttribute, aggregate), windowed)
+  }
+
+  private def asString(column: Attribute): Cast = Cast(column, StringType, Some(SQLConf.get.sessionLocalTimeZone))
+
+  private def windowEnd(grouped: Aggregate): Alias =
+    Alias(grouped.output.head, "ROWTIME")(explicitMetadata = Some(grouped.output.head.metadata))
+
+  private def topKItems(call: TopKCall, child: LogicalPlan): LogicalPlan = {
+    val column = columnOf(call, child, call.column)
+    val items = Alias(CollectList(asString(column)).toAggregateExpression(), "__overjoin_items")()
+    val grouped = perWindow(call, child, call.windowSeconds, items)
     val item = AttributeReference("ITEM", StringType, nullable = false)()
     val count = AttributeReference("ITEM_COUNT", LongType, nullable = false)()
     val ranked = Generate(Inline(TopKItems(items.toAttribute, call.k)), unrequiredChildIndex = Seq(1), outer = false,
       qualifier = None, generatorOutput = Seq(item, count), grouped)
-    Project(Seq(Alias(end.toAttribute, "ROWTIME")(explicitMetadata = Some(end.toAttribute.metadata)), item, count), ranked)
+    Project(Seq(windowEnd(grouped), item, count), ranked)
+  }
+
+  /**
+   * `TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'c', n))`: per tumbling window of `n`
+   * seconds, the number of distinct values of `c` (exact; NULL is no value), as
+   * `NUMBER_OF_DISTINCT_ITEMS`. Spark's streaming aggregation has no distinct aggregates: the
+   * window's set of values is its state.
+   */
+  private def countDistinctItems(call: CountDistinctCall, child: LogicalPlan): LogicalPlan = {
+    val column = columnOf(call, child, call.column)
+    val values = Alias(CollectSet(column).toAggregateExpression(), "__overjoin_values")()
+    val grouped = perWindow(call, child, call.windowSeconds, values)
+    Project(Seq(windowEnd(grouped), Alias(Cast(Size(grouped.output(1)), LongType), "NUMBER_OF_DISTINCT_ITEMS")()), grouped)
   }
 }

@@ -1,0 +1,3 @@
+-- KDA's number of distinct values per tumbling window: TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'column', seconds))
+SELECT STREAM NUMBER_OF_DISTINCT_ITEMS
+FROM TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(SELECT STREAM "review_id" FROM "SOURCE_SQL_STREAM_001"), 'review_id', 5))
