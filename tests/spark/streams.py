@@ -101,3 +101,27 @@ def run_stream(
     finally:
         query.stop()
     return run
+
+
+def run_with_restart(
+    spark: Any, sql: str, src: StreamInput, batches: Sequence[Sequence[Mapping[str, Any]]], stop_after: int
+) -> list[Any]:
+    """Run ``sql`` as a stream over ``src``, feeding ``batches`` one micro-batch at a time; after the
+    first ``stop_after`` the query is stopped and started again from the same checkpoint. Returns
+    the rows of every micro-batch in batch order (``foreachBatch``, each batch's rows kept by its id,
+    so that a batch run again after the restart counts once)."""
+    checkpoint = tempfile.mkdtemp(prefix="overjoin-restart-")
+    by_batch: dict[int, list[Any]] = {}
+
+    def keep(df: Any, batch_id: int) -> None:
+        by_batch[batch_id] = df.collect()
+
+    for part in (batches[:stop_after], batches[stop_after:]):
+        query = spark.sql(sql).writeStream.foreachBatch(keep).option("checkpointLocation", checkpoint).start()
+        try:
+            for rows in part:
+                src.write_batch(rows)
+                query.processAllAvailable()
+        finally:
+            query.stop()
+    return [row for batch_id in sorted(by_batch) for row in by_batch[batch_id]]

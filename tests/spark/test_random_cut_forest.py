@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import math
 import random
-import tempfile
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from pyspark.errors import AnalysisException, ParseException
 
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, run_with_restart
 
 T0 = datetime(2024, 6, 1, 9, 0, 0)
 SCHEMA = "ROWTIME TIMESTAMP, id INT, heartRate INT, rateType STRING"
@@ -154,28 +153,10 @@ def test_a_stream_restarted_from_its_checkpoint_scores_as_if_it_never_stopped(sp
     as_table(spark, "rcf_table2", rows)
     want = scores(spark.sql(PROGRAM.format(source="rcf_table2")).collect())
     src = make_stream(spark, "rcf_restart", SCHEMA)
-    checkpoint = tempfile.mkdtemp(prefix="overjoin-rcf-")
     far = {"ROWTIME": T0 + timedelta(hours=1), "id": -1, "heartRate": 70, "rateType": "NORMAL"}
     batches = [rows[i : i + 60] for i in range(0, len(rows), 60)] + [[far]]
-    by_batch: dict[int, list[Any]] = {}
-
-    def keep(df, batch_id):  # type: ignore[no-untyped-def]
-        by_batch[batch_id] = df.collect()
-
-    for chunk in (batches[:4], batches[4:]):
-        query = (
-            spark.sql(PROGRAM.format(source="rcf_restart"))
-            .writeStream.foreachBatch(keep)
-            .option("checkpointLocation", checkpoint)
-            .start()
-        )
-        try:
-            for b in chunk:
-                src.write_batch(b)
-                query.processAllAvailable()
-        finally:
-            query.stop()
-    got = {i: s for i, s in scores([r for b in sorted(by_batch) for r in by_batch[b]]).items() if i >= 0}
+    out = run_with_restart(spark, PROGRAM.format(source="rcf_restart"), src, batches, stop_after=4)
+    got = {i: s for i, s in scores(out).items() if i >= 0}
     assert got == want
 
 

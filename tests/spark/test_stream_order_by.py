@@ -13,7 +13,6 @@ reached its last instant.
 from __future__ import annotations
 
 import random
-import tempfile
 from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException
 
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, run_with_restart
 
 pytestmark = pytest.mark.streaming
 
@@ -196,29 +195,14 @@ def test_a_sorted_stream_restarts_from_its_checkpoint_without_losing_or_repeatin
     rows = generated(7)
     src = make_stream(spark, "ob_restart", SCHEMA)
     sql = "SELECT STREAM ROWTIME, id, score FROM ob_restart ORDER BY FLOOR(ROWTIME TO SECOND), score DESC, id"
-    checkpoint = tempfile.mkdtemp(prefix="overjoin-orderby-")
     batches = [rows[i : i + 15] for i in range(0, len(rows), 15)]
     batches += [[{"ROWTIME": T0 + timedelta(hours=1), "id": -1, "page": "z", "score": 0.0}]]
     batches += [[{"ROWTIME": T0 + timedelta(hours=2), "id": -2, "page": "z", "score": 0.0}]]
-    # Each micro-batch's rows by its id: a batch run again after the restart replaces its rows.
-    by_batch: dict[int, list[tuple]] = {}
-
-    def keep(df, batch_id):  # type: ignore[no-untyped-def]
-        by_batch[batch_id] = [(r.ROWTIME, r.id, r.score) for r in df.collect()]
-
     spark.conf.set("spark.overjoin.lateness", "2 seconds")
     try:
-        for chunk in (batches[:3], batches[3:]):
-            query = spark.sql(sql).writeStream.foreachBatch(keep).option("checkpointLocation", checkpoint).start()
-            try:
-                for b in chunk:
-                    src.write_batch(b)
-                    query.processAllAvailable()
-            finally:
-                query.stop()
+        collected = [(r.ROWTIME, r.id, r.score) for r in run_with_restart(spark, sql, src, batches, stop_after=3)]
     finally:
         spark.conf.unset("spark.overjoin.lateness")
-    collected = [row for batch_id in sorted(by_batch) for row in by_batch[batch_id]]
     got = [c for c in collected if c[1] >= 0]
     key = lambda r: (second(r["ROWTIME"]), -r["score"], r["id"])  # noqa: E731
     assert got == [(r["ROWTIME"], r["id"], r["score"]) for r in sorted(rows, key=key)]

@@ -8,7 +8,6 @@ exact; equal counts in the values' order; NULL is no item)."""
 from __future__ import annotations
 
 import random
-import tempfile
 from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException, ParseException
 
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, run_with_restart
 
 T0 = datetime(2024, 7, 1, 8, 0, 0)
 SCHEMA = "ROWTIME TIMESTAMP, sym STRING, qty INT"
@@ -96,21 +95,7 @@ def test_a_stream_restarted_from_its_checkpoint_loses_and_repeats_no_window(spar
     batches = [rows[i : i + 50] for i in range(0, len(rows), 50)] + [far]
     src = make_stream(spark, "topk_r", SCHEMA)
     sql = "SELECT STREAM ROWTIME, ITEM, ITEM_COUNT FROM TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(SELECT STREAM * FROM topk_r), 'sym', 2, 15))"
-    checkpoint = tempfile.mkdtemp(prefix="overjoin-topk-")
-    by_batch: dict[int, list[tuple]] = {}
-
-    def keep(df, batch_id):  # type: ignore[no-untyped-def]
-        by_batch[batch_id] = [tuple(r) for r in df.collect()]
-
-    for chunk in (batches[:3], batches[3:]):
-        query = spark.sql(sql).writeStream.foreachBatch(keep).option("checkpointLocation", checkpoint).start()
-        try:
-            for b in chunk:
-                src.write_batch(b)
-                query.processAllAvailable()
-        finally:
-            query.stop()
-    got = sorted(r for b in by_batch.values() for r in b)
+    got = sorted(tuple(r) for r in run_with_restart(spark, sql, src, batches, stop_after=3))
     assert got == model(rows, "sym", 2, 15)
 
 
