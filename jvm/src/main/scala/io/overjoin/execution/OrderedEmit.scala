@@ -3,12 +3,12 @@ package io.overjoin.execution
 import org.apache.spark.sql.{Encoder, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, Expression, Literal, Murmur3Hash, Pmod, SortOrder}
-import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LogicalGroupState, LogicalPlan, Project, Sort}
+import org.apache.spark.sql.catalyst.plans.logical.{FlatMapGroupsWithState, LogicalGroupState, LogicalPlan, Project, Sort}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, MetadataBuilder, StructField, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
-import io.overjoin.catalyst.plans.logical.OrderWithinBatch
+import io.overjoin.catalyst.plans.logical.{OrderWithinBatch, WindowedJoin}
 
 import io.overjoin.execution.RowTimes.micros
 
@@ -66,20 +66,18 @@ object OrderedEmit {
       "__overjoin_order_key")()
     // Spark asks an event-time timeout for an event-time column among the operator's inputs: the
     // release time, marked as one (its watermark is the query's, computed from the inputs).
-    val eventTime = Alias(input.output(position), "__overjoin_order_time")(explicitMetadata = Some(
-      new MetadataBuilder().putLong(EventTimeWatermark.delayKey, 0L).build()))
+    val eventTime = Alias(input.output(position), "__overjoin_order_time")(explicitMetadata = Some(WindowedJoin.RowtimeMetadata))
     // The query may select inputs' rowtimes beside ROWTIME (`B.ROWTIME AS bidTime`), and ROWTIME
     // itself may be marked as an event-time column: only `eventTime` may carry the mark into this
     // operator, which allows one (MULTIPLE_EVENT_TIME_COLUMNS otherwise). Every column is unmarked
     // explicitly, because a mark can reach a column during planning that its analyzed attribute
     // does not show.
     val unmarked = input.output.map { a =>
-      Alias(a, a.name)(exprId = a.exprId, qualifier = a.qualifier,
-        explicitMetadata = Some(new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build()))
+      Alias(a, a.name)(exprId = a.exprId, qualifier = a.qualifier, explicitMetadata = Some(WindowedJoin.withoutEventTime(a.metadata)))
     }
     val keyed = Project(unmarked ++ Seq(key, eventTime), input)
     val schema = StructType(input.output.map(a => StructField(a.name, a.dataType, a.nullable,
-      new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build())))
+      WindowedJoin.withoutEventTime(a.metadata))))
     val rowEncoder: Encoder[Row] = ExpressionEncoder(schema)
     val stateEncoder: Encoder[Row] = ExpressionEncoder(StructType(Seq(StructField("waiting", ArrayType(schema)))))
     val released = FlatMapGroupsWithState[Int, Row, Row, Row](
@@ -95,15 +93,11 @@ object OrderedEmit {
     (_, values, logicalState) =>
       val state = logicalState.asInstanceOf[GroupState[Row]]
       val waiting = if (state.exists) state.get.getSeq[Row](0) else Seq.empty[Row]
-      val all = waiting ++ values.map(_.asInstanceOf[Row])
-      val watermarkMicros = state.getCurrentWatermarkMs() * 1000L
-      val (ready, later) = all.partition(r => micros(r.get(position)) <= watermarkMicros)
+      val (ready, later) = RowTimes.dueAtWatermark(waiting ++ values.map(_.asInstanceOf[Row]), position, state)
       if (later.isEmpty) state.remove()
       else {
         state.update(Row(later))
-        // The timeout fires once the watermark is past it: at the earliest waiting ROWTIME.
-        val earliest = later.map(r => micros(r.get(position))).min
-        state.setTimeoutTimestamp(Math.floorDiv(earliest + 999L, 1000L))
+        RowTimes.wakeAtEarliest(state, later, position)
       }
       ready.sortBy(r => micros(r.get(position))).iterator
   }

@@ -3,6 +3,9 @@ package io.overjoin.execution
 import java.sql.Timestamp
 import java.time.{Instant, LocalDateTime, ZoneOffset}
 
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.streaming.GroupState
+
 /** Timestamps as overjoin's stateful operators see them in rows: whichever Java type Spark hands over. */
 private[execution] object RowTimes {
 
@@ -13,4 +16,17 @@ private[execution] object RowTimes {
     case l: LocalDateTime => micros(l.toInstant(ZoneOffset.UTC))
     case _ => Long.MinValue
   }
+
+  /**
+   * `rows` split by the time at `position`: those the group state's watermark has reached (final: a
+   * row still to come is later, or it is late), and the others, which wait.
+   */
+  def dueAtWatermark(rows: Seq[Row], position: Int, state: GroupState[_]): (Seq[Row], Seq[Row]) = {
+    val mark = state.getCurrentWatermarkMs() * 1000L
+    rows.partition(r => micros(r.get(position)) <= mark)
+  }
+
+  /** An event-time timeout that calls the group again once the watermark reaches the earliest of `waiting`. */
+  def wakeAtEarliest(state: GroupState[_], waiting: Seq[Row], position: Int): Unit =
+    state.setTimeoutTimestamp(Math.floorDiv(waiting.map(r => micros(r.get(position))).min + 999L, 1000L))
 }

@@ -3,10 +3,11 @@ package io.overjoin.execution
 import org.apache.spark.sql.{Encoder, Row}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Cast, CreateStruct, Expression, GetStructField, Literal}
-import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LogicalGroupState, LogicalPlan, Project, Union}
+import org.apache.spark.sql.catalyst.plans.logical.{FlatMapGroupsWithState, LogicalGroupState, LogicalPlan, Project, Union}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
+import io.overjoin.catalyst.plans.logical.WindowedJoin
 import io.overjoin.execution.RowTimes.micros
 
 /**
@@ -38,7 +39,7 @@ object StreamingAsof {
     val yStruct = StructType(y.output.map(a => StructField(a.name, a.dataType, a.nullable)))
     val keyTypes = keys.map(_._1.dataType)
     val timeType = xTime.dataType
-    val eventMeta = new MetadataBuilder().putLong(EventTimeWatermark.delayKey, 0L).build()
+    val eventMeta = WindowedJoin.RowtimeMetadata
 
     // Only `event` may carry the event-time mark (Spark allows one event-time column per stream).
     def col(e: Expression, name: String) = Alias(e, name)(explicitMetadata = Some(Metadata.empty))

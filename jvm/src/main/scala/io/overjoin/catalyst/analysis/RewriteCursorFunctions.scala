@@ -2,16 +2,16 @@ package io.overjoin.catalyst.analysis
 
 import org.apache.spark.sql.{Encoder, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
-import org.apache.spark.sql.catalyst.expressions.{Add, Alias, Attribute, AttributeReference, Cast, Inline, Literal, MicrosToTimestamp, Pmod, Size, Subtract, UnixMicros}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Cast, Inline, Literal, Size}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{CollectList, CollectSet}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, FlatMapGroupsWithState, Generate, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, FlatMapGroupsWithState, Generate, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
-import io.overjoin.catalyst.expressions.TopKItems
-import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode}
+import io.overjoin.catalyst.expressions.{TimeFloor, TopKItems}
+import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode, WindowedJoin}
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.execution.rcf.RandomCutForestScoring
 import io.overjoin.model.{CountDistinctCall, CursorCall, RcfCall, TopKCall}
@@ -70,9 +70,6 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
     at
   }
 
-  private def unmarked(m: Metadata): Metadata =
-    new MetadataBuilder().withMetadata(m).remove(EventTimeWatermark.delayKey).build()
-
   private def randomCutForest(call: RcfCall, child: LogicalPlan): LogicalPlan = {
     val fields = child.output
     def refuse(problem: String, fix: String): Nothing = RewriteCursorFunctions.refuse(call, problem, fix)
@@ -89,11 +86,10 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
       refuse("its query has no numeric column to score", "select the numeric columns the score should use")
     }
     val streaming = child.isStreaming
-    val delayKey = EventTimeWatermark.delayKey
+    val unmarked = WindowedJoin.withoutEventTime(_: Metadata)
     val key = Alias(Literal(0), "__overjoin_rcf_key")()
     // Spark asks an event-time timeout for one event-time column among the operator's inputs.
-    val eventTime = Alias(fields(rowtime), "__overjoin_rcf_time")(explicitMetadata = Some(
-      new MetadataBuilder().putLong(delayKey, 0L).build()))
+    val eventTime = Alias(fields(rowtime), "__overjoin_rcf_time")(explicitMetadata = Some(WindowedJoin.RowtimeMetadata))
     // New ids throughout: what reads the scores resolves them by name once this rewrite is done.
     val columns = fields.map(a => Alias(a, a.name)(explicitMetadata = Some(unmarked(a.metadata))))
     val keyed = Project(columns ++ Seq(key) ++ (if (streaming) Seq(eventTime) else Nil), child)
@@ -133,10 +129,9 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
   private def perWindow(call: CursorCall, child: LogicalPlan, seconds: Int, aggregate: Alias): Aggregate = {
     val rt = child.output(rowtimeOf(call, child))
     val size = seconds * 1000000L
-    val x = UnixMicros(rt)
-    val start = Alias(MicrosToTimestamp(Subtract(x, Pmod(x, Literal(size)))), RewriteTumblingAggregates.WindowStart)()
-    val end = Alias(MicrosToTimestamp(Add(Subtract(x, Pmod(x, Literal(size))), Literal(size))),
-      RewriteTumblingAggregates.WindowEnd)(explicitMetadata = Some(RewriteTumblingAggregates.eventTimeMetadata(rt, child)))
+    val start = Alias(TimeFloor.stepStart(rt, size), RewriteTumblingAggregates.WindowStart)()
+    val end = Alias(TimeFloor.stepEnd(rt, size), RewriteTumblingAggregates.WindowEnd)(
+      explicitMetadata = Some(RewriteTumblingAggregates.eventTimeMetadata(rt, child)))
     val windowed = Project(child.output :+ start :+ end, child)
     Aggregate(Seq(end.toAttribute, start.toAttribute), Seq(end.toAttribute, aggregate), windowed)
   }

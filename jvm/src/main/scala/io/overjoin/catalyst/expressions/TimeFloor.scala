@@ -29,9 +29,7 @@ case class TimeFloor(block: Int, call: TimeFloorCall, child: Expression)
 
   /** `ts` floored: to a multiple of the step since the epoch, or to the start of the unit in `timeZone`. */
   def floorOf(ts: Expression, timeZone: String): Expression = call match {
-    case TimeFloorCall(_, "STEP", _, Some(micros), _, _) =>
-      val x = UnixMicros(ts)
-      MicrosToTimestamp(Subtract(x, Pmod(x, Literal(micros))))
+    case TimeFloorCall(_, "STEP", _, Some(micros), _, _) => TimeFloor.stepStart(ts, micros)
     case TimeFloorCall(_, "STEP", _, None, Some(number), _) =>
       val n = if (number.forall(_.isDigit)) Literal(number.toLong) else Literal(BigDecimal(number))
       Subtract(ts, Pmod(ts, n))
@@ -42,11 +40,23 @@ case class TimeFloor(block: Int, call: TimeFloorCall, child: Expression)
 
   /** Where the window of `ts` ends (exclusive): its floor plus one step or unit. */
   def endOf(ts: Expression, timeZone: String): Expression = call match {
-    case TimeFloorCall(_, "STEP", _, Some(micros), _, _) =>
-      val x = UnixMicros(ts)
-      MicrosToTimestamp(Add(Subtract(x, Pmod(x, Literal(micros))), Literal(micros)))
+    case TimeFloorCall(_, "STEP", _, Some(micros), _, _) => TimeFloor.stepEnd(ts, micros)
     case TimeFloorCall(_, _, _, _, _, Some(unit)) =>
       TimestampAdd(unit, Literal(1L), floorOf(ts, timeZone), Some(timeZone))
     case other => throw new IllegalStateException(s"no window end for $other")
+  }
+}
+
+object TimeFloor {
+  /** The start of `ts`'s step of `micros`: a whole number of steps since 1970-01-01 00:00:00 UTC. */
+  def stepStart(ts: Expression, micros: Long): Expression = {
+    val x = UnixMicros(ts)
+    MicrosToTimestamp(Subtract(x, Pmod(x, Literal(micros))))
+  }
+
+  /** The end (exclusive) of `ts`'s step of `micros`: its start plus one step. */
+  def stepEnd(ts: Expression, micros: Long): Expression = {
+    val x = UnixMicros(ts)
+    MicrosToTimestamp(Add(Subtract(x, Pmod(x, Literal(micros))), Literal(micros)))
   }
 }

@@ -4,6 +4,7 @@ import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.streaming.GroupState
 
+import io.overjoin.execution.RowTimes
 import io.overjoin.execution.RowTimes.micros
 import io.overjoin.model.RcfCall
 
@@ -36,10 +37,7 @@ private[overjoin] final class RandomCutForestScoring(call: RcfCall, rowtime: Int
     val waiting = saved.map(_.getSeq[Row](1)).getOrElse(Seq.empty)
     var shingle: Vector[Array[Double]] = saved.map(_.getSeq[Seq[Double]](2).map(_.toArray).toVector).getOrElse(Vector.empty)
     val all = waiting ++ values.map(_.asInstanceOf[Row])
-    val (ready, later) = if (streaming) {
-      val mark = state.getCurrentWatermarkMs() * 1000L
-      all.partition(r => micros(r.get(rowtime)) <= mark)
-    } else (all, Seq.empty[Row])
+    val (ready, later) = if (streaming) RowTimes.dueAtWatermark(all, rowtime, state) else (all, Seq.empty[Row])
     val out = ready.sortBy(r => (micros(r.get(rowtime)), r.toString)).map { r =>
       val score: Any = if (numeric.exists(r.isNullAt)) null else {
         val point = numeric.map(i => r.get(i).asInstanceOf[Number].doubleValue())
@@ -56,7 +54,7 @@ private[overjoin] final class RandomCutForestScoring(call: RcfCall, rowtime: Int
     }
     if (streaming) {
       state.update(Row(forest.toBytes, later, shingle.takeRight(call.shingleSize - 1).map(_.toSeq)))
-      if (later.nonEmpty) state.setTimeoutTimestamp(Math.floorDiv(later.map(r => micros(r.get(rowtime))).min + 999L, 1000L))
+      if (later.nonEmpty) RowTimes.wakeAtEarliest(state, later, rowtime)
     }
     out.iterator
   }

@@ -133,8 +133,14 @@ object WindowedJoin {
 
   /** `a` without the event-time mark: only the join's ROWTIME keeps one. */
   def withoutEventTime(a: Attribute): Attribute =
-    if (!a.metadata.contains(EventTimeWatermark.delayKey)) a
-    else a.withMetadata(new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build())
+    if (!a.metadata.contains(EventTimeWatermark.delayKey)) a else a.withMetadata(withoutEventTime(a.metadata))
+
+  /**
+   * `m` without the event-time mark: for the columns beside the one event-time column that Spark
+   * allows a stateful operator's input (MULTIPLE_EVENT_TIME_COLUMNS otherwise).
+   */
+  def withoutEventTime(m: Metadata): Metadata =
+    new MetadataBuilder().withMetadata(m).remove(EventTimeWatermark.delayKey).build()
 
   def outputOf(produced: Seq[Attribute], left: Seq[Attribute], right: Seq[Attribute], joinType: JoinType): Seq[Attribute] = {
     val (leftNullable, rightNullable) = nullableSides(joinType)
