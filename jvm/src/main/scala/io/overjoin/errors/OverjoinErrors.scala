@@ -75,6 +75,10 @@ object OverjoinErrors {
   def badDuration(at: TextSpan, literal: String): OverjoinParseException =
     parse("OVERJOIN_BAD_DURATION", at, "literal" -> literal)
 
+  /** A stream's input schema (column mappings, record options) that KDA would not read (docs/server.md, "Input schemas"). */
+  def inputSchema(at: TextSpan, stream: String, what: String, problem: String, fix: String): OverjoinParseException =
+    parse("OVERJOIN_INPUT_SCHEMA", at, "stream" -> stream, "what" -> what, "problem" -> problem, "fix" -> fix)
+
   def badPrecision(at: TextSpan, precision: String, unit: String, window: String): OverjoinParseException =
     parse("OVERJOIN_WINDOW_BAD_PRECISION", at, "precision" -> precision, "unit" -> unit, "window" -> window)
 

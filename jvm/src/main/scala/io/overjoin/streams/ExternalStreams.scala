@@ -10,11 +10,14 @@ import org.apache.spark.sql.{Column, DataFrame, Observation, Row, SparkSession}
 import org.apache.spark.sql.catalyst.catalog.CatalogTable
 import org.apache.spark.sql.catalyst.expressions.{Alias, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.overjoin.Columns
 import org.apache.spark.sql.execution.streaming.runtime.StreamingRelation
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.streaming.StreamingQueryListener
 import org.apache.spark.sql.streaming.StreamingQueryListener.{QueryIdleEvent, QueryProgressEvent, QueryStartedEvent, QueryTerminatedEvent}
-import org.apache.spark.sql.types.{BinaryType, MetadataBuilder, StringType, StructField, StructType, TimestampType}
+import org.apache.spark.sql.types.{MetadataBuilder, StringType, StructField, StructType, TimestampType}
+
+import io.overjoin.streams.records.{DecodeRecords, RecordSchema}
 
 /**
  * Streams over any Spark streaming source (docs/server.md, "Streams over Kinesis and other
@@ -49,9 +52,12 @@ object ExternalStreams {
   val PartitionKeyProperty = "overjoin.source.partition_key"
   val FileFormats: Set[String] = Set("json", "csv", "parquet", "orc")
   /** The options overjoin reads itself; every other option goes to the source. */
-  val OwnOptions: Set[String] = Set("format", "rowtime", "lateness", "value_format", "record_format", "partition_key")
+  val OwnOptions: Set[String] = Set("format", "rowtime", "lateness", "partition_key") ++ RecordOptions.Names
+  /** Sources whose records are decoded by default (as JSON), as KDA's inputs and outputs are. */
+  val RecordSources: Set[String] = Set("kinesis", "firehose", "lambda")
   private val MarkerKey = "overjoin.external"
-  private[streams] val Corrupt = "_overjoin_corrupt"
+  /** The column a Python source (Kinesis, Firehose) gives a record its Lambda preprocessor could not process. */
+  val ProcessingError = "processing_error"
   private val ArrivalColumns = Seq("approximate_arrival_timestamp", "timestamp")
   private val counter = new AtomicLong()
   private val tables = new ConcurrentHashMap[String, CatalogTable]()
@@ -69,6 +75,19 @@ object ExternalStreams {
     case _ => None
   }
 
+  /**
+   * The table a plain read (a table, not a stream) of Spark reads, when it is an external stream
+   * over files (read with an input schema): replayed, decoded as the stream would be.
+   */
+  def batchTableOf(p: LogicalPlan): Option[CatalogTable] = p match {
+    case r: org.apache.spark.sql.execution.datasources.LogicalRelation if !r.isStreaming =>
+      r.catalogTable.filter(t => isExternal(t) && readsFiles(t))
+    case _ => None
+  }
+
+  /** An external stream over a folder of files (each file a record). */
+  def readsFiles(t: CatalogTable): Boolean = format(t) == "text"
+
   /** The table of a projection made by [[read]]. */
   def readBy(p: LogicalPlan): Option[CatalogTable] = p match {
     case Project(list, _) => list.collectFirst {
@@ -78,14 +97,10 @@ object ExternalStreams {
   }
 
   /** The source's rows of a stream as its declared columns (see the object's documentation). */
-  def read(session: SparkSession, t: CatalogTable, arrival: Boolean): LogicalPlan = {
+  def read(session: SparkSession, t: CatalogTable, arrival: Boolean, batch: Boolean = false): LogicalPlan = {
     val name = Streams.qualified(t.identifier)
     tables.put(name, t)
-    val raw = try session.readStream.format(format(t)).options(options(t)).load() catch {
-      case e: Exception => throw new IllegalArgumentException(
-        s"stream $name: its source (format '${format(t)}') cannot be read: ${firstLine(e)}", e)
-    }
-    val plan = decoded(name, raw, t, arrival)
+    val plan = decoded(name, load(session, t, batch), t, arrival)
     plan.asInstanceOf[org.apache.spark.sql.classic.Dataset[Row]].queryExecution.analyzed
   }
 
@@ -93,12 +108,13 @@ object ExternalStreams {
     val marker = new MetadataBuilder().putString(MarkerKey, name).build()
     val schema = Streams.writeSchema(t)
     val rawNames = raw.schema.fieldNames
-    val arrivalCol: Column = ArrivalColumns.find(c => raw.schema.find(_.name.equalsIgnoreCase(c))
-      .exists(_.dataType == TimestampType)).map(c => col(s"`$c`")).getOrElse(current_timestamp())
     val rawRowtime = t.properties.get(Streams.ImplicitRowtimeProperty)
+    val decodedNames = valueFormat(t).map(v => RecordOptions.schemaOf(t, v).columns.map(_.name.toLowerCase).toSet)
+      .getOrElse(Set.empty[String])
     def field(f: StructField): Column = {
       val c = valueFormat(t) match {
-        case Some(_) => col("_r").getField(f.name)
+        case Some(_) if decodedNames(f.name.toLowerCase) => col("_r").getField(f.name)
+        case Some(_) => lit(null).cast(f.dataType)
         case None if rawNames.exists(_.equalsIgnoreCase(f.name)) => col(s"`${f.name}`").cast(f.dataType)
         case None => lit(null).cast(f.dataType)
       }
@@ -114,41 +130,96 @@ object ExternalStreams {
       else Nil
     val select = schema.fields.toSeq.map(field) ++ extraRowtime ++ arrivalOut
     valueFormat(t) match {
-      case None => raw.select(arrivalCol.as("_arrival") +: rawNames.toSeq.map(n => col(s"`$n`")): _*).select(select: _*)
-      case Some(fmt) =>
-        val text = col("value").cast(StringType)
-        val withCorrupt = StructType(schema.fields :+ StructField(Corrupt, StringType))
-        val opts = Map("mode" -> "PERMISSIVE", "columnNameOfCorruptRecord" -> Corrupt)
-        val parsed = fmt match {
-          case "json" => from_json(text, withCorrupt, opts)
-          case "csv" => from_csv(text, withCorrupt, opts)
-        }
-        val bad = col("_r").isNull || col(s"_r.$Corrupt").isNotNull
+      case None => raw.select(arrivalOf(raw, t).as("_arrival") +: rawNames.toSeq.map(n => col(s"`$n`")): _*).select(select: _*)
+      case Some(_) =>
         val metric = s"${BadRecords.MetricPrefix}:$name:${counter.incrementAndGet()}"
-        raw.select(parsed.as("_r"), arrivalCol.as("_arrival"), text.as("_text"))
-          .select(col("_r"), col("_arrival"), bad.as("_bad"), col("_text"))
+        val bad = col(s"_r.${RecordSchema.ErrorName}").isNotNull
+        rows(raw, t)
           .observe(metric,
-            sum(when(col("_bad"), 1L).otherwise(0L)).as("bad"),
-            max(when(col("_bad"), substring(coalesce(col("_text"), lit("<no value>")), 1, 300))).as("sample"))
-          .where(not(col("_bad")))
+            sum(when(bad, 1L).otherwise(0L)).as("bad"),
+            max(when(bad, concat(col(s"_r.${RecordSchema.ErrorName}"), lit(": "),
+              substring(col(s"_r.${RecordSchema.ErrorMessage}"), 1, 300)))).as("sample"))
+          .where(not(bad))
           .select(select: _*)
+    }
+  }
+
+  /**
+   * The decoded rows of a stream's records, one per row a record holds (error rows included):
+   * `_r` (the row's struct, [[records.DecodeRecords]]) and `_arrival`.
+   */
+  def decodedRows(raw: DataFrame, t: CatalogTable): DataFrame = rows(raw, t)
+
+  private def rows(raw: DataFrame, t: CatalogTable): DataFrame = {
+    val schema = RecordOptions.schemaOf(t, valueFormat(t).get)
+    val failure = raw.schema.find(_.name.equalsIgnoreCase(ProcessingError)).map(f => col(s"`${f.name}`"))
+      .getOrElse(lit(null).cast(StringType))
+    val decode = Columns.of(DecodeRecords(Columns.expressionOf(col("value")), Columns.expressionOf(failure), schema))
+    raw.select(explode(decode).as("_r"), arrivalOf(raw, t).as("_arrival"))
+  }
+
+  /**
+   * When a stream's records arrived (KDA's APPROXIMATE_ARRIVAL_TIME): the source's
+   * `approximate_arrival_timestamp` or `timestamp` column (Kinesis, Kafka, rate), a file's
+   * modification time (files read with an input schema), else the micro-batch's time.
+   */
+  private def arrivalOf(raw: DataFrame, t: CatalogTable): Column =
+    ArrivalColumns.find(c => raw.schema.find(_.name.equalsIgnoreCase(c)).exists(_.dataType == TimestampType))
+      .map(c => col(s"`$c`"))
+      .getOrElse(if (t.properties.get(FormatProperty).contains("text")) col("_metadata.file_modification_time")
+        else current_timestamp())
+
+  /**
+   * KDA's `error_stream` rows of a stream's records (docs/server.md, "error_stream"): every row that
+   * did not read, and every record a Lambda preprocessor could not process, as `ERROR_TIME` (when
+   * the micro-batch read it), `ERROR_LEVEL`, `ERROR_NAME`, `MESSAGE`, `DATA_ROWTIME` (the record's
+   * arrival), `DATA_ROW` (hex of its UTF-8 text), `PUMP_NAME` (NULL: no pump made it), and `ROWTIME`
+   * (the record's arrival, so that error rows keep the order of the records).
+   */
+  def errorRows(session: SparkSession, t: CatalogTable, batch: Boolean): DataFrame = {
+    val raw = load(session, t, batch)
+    val e = (n: String) => col(s"_r.$n")
+    rows(raw, t).where(e(RecordSchema.ErrorName).isNotNull).select(
+      current_timestamp().as("ERROR_TIME"),
+      lit("WARNING").as("ERROR_LEVEL"),
+      e(RecordSchema.ErrorName).as("ERROR_NAME"),
+      concat(lit(s"stream ${Streams.qualified(t.identifier)}: "), e(RecordSchema.ErrorMessage)).as("MESSAGE"),
+      col("_arrival").as("DATA_ROWTIME"),
+      e(RecordSchema.DataRow).as("DATA_ROW"),
+      lit(null).cast(StringType).as("PUMP_NAME"),
+      col("_arrival").as(Streams.Rowtime))
+  }
+
+  /** The source's rows of `t`, as a stream or (files only) as a table. */
+  private def load(session: SparkSession, t: CatalogTable, batch: Boolean): DataFrame = {
+    val name = Streams.qualified(t.identifier)
+    try {
+      if (batch) session.read.format(format(t)).options(options(t)).load()
+      else session.readStream.format(format(t)).options(options(t)).load()
+    } catch {
+      case e: Exception => throw new IllegalArgumentException(
+        s"stream $name: its source (format '${format(t)}') cannot be read: ${firstLine(e)}", e)
     }
   }
 
   /** The `CREATE TABLE` of `CREATE STREAM name (columns) WITH (format = '<not a file format>', ...)`. */
   def createTable(session: SparkSession, name: String, columns: String, implicitColumns: String,
-      opts: Map[String, String], implicitProps: Seq[(String, String)], comment: String): String = {
+      opts: Map[String, String], implicitProps: Seq[(String, String)], comment: String,
+      mappings: Seq[(String, String)] = Nil): String = {
     val format = opts("format").toLowerCase
     val lower = opts.map { case (k, v) => k.toLowerCase -> v }
-    if (lower.contains("value_format") && lower.contains("record_format")) throw new IllegalArgumentException(
+    if (lower.contains("value_format") && lower.contains(RecordOptions.Format)) throw new IllegalArgumentException(
       s"stream $name: give value_format or record_format (the same option), not both")
-    val valueFormat = lower.get("value_format").orElse(lower.get("record_format")).map(_.toLowerCase)
-      .orElse(if (format == "kinesis") Some("json") else None)
+    val valueFormat = lower.get("value_format").orElse(lower.get(RecordOptions.Format)).map(_.toLowerCase)
+      .orElse(if (RecordSources(format) || mappings.nonEmpty) Some("json") else None)
     val sourceOptions = opts.filter { case (k, _) => !OwnOptions(k.toLowerCase) }
     val declared = session.sessionState.sqlParser.parseTableSchema(columns)
     lower.get("partition_key").foreach { k =>
       if (!declared.exists(_.name.equalsIgnoreCase(k))) throw new IllegalArgumentException(
         s"stream $name: partition_key = '$k' names no column (it has ${declared.fieldNames.mkString(", ")})")
+    }
+    mappings.foreach { case (c, _) =>
+      if (!declared.exists(_.name.equalsIgnoreCase(c))) throw new IllegalArgumentException(s"stream $name: MAPPING of $c: no such column")
     }
     check(session, name, format, sourceOptions, valueFormat, declared)
     val declaredRowtime =
@@ -158,6 +229,7 @@ object ExternalStreams {
       FormatProperty -> format) ++
       sourceOptions.map { case (k, v) => (OptionPrefix + k) -> v } ++
       valueFormat.map(ValueFormatProperty -> _) ++
+      RecordOptions.properties(opts, mappings) ++
       lower.get("partition_key").map(PartitionKeyProperty -> _) ++
       lower.get("lateness").map(Streams.LatenessProperty -> _) ++ implicitProps
     def lit(s: String) = Streams.literal(s)
@@ -177,14 +249,17 @@ object ExternalStreams {
       if (v != "json" && v != "csv") throw new IllegalArgumentException(
         s"stream $name: value_format must be 'json' or 'csv', not '$v'")
     }
-    val extra = if (format == "kinesis") Map("validate" -> "true") else Map.empty[String, String]
-    val raw = try session.readStream.format(format).options(sourceOptions ++ extra).load() catch {
+    val extra = if (RecordSources(format)) Map("validate" -> "true") else Map.empty[String, String]
+    val raw = try {
+      if (format == "lambda") session.read.format(format).options(sourceOptions ++ extra).load()
+      else session.readStream.format(format).options(sourceOptions ++ extra).load()
+    } catch {
       case e: Exception =>
         val m = firstLine(e)
         val hint =
           if (m.contains("DATA_SOURCE_NOT_FOUND") || m.contains("Failed to find the data source")) {
-            s"format '$format' is not a source Spark can load (json, csv, parquet, orc for files; kinesis; or a " +
-              "connector given to `overjoin server --jars/--packages`, such as kafka)"
+            s"format '$format' is not a source Spark can load (json, csv, parquet, orc for files; kinesis, firehose, " +
+              "lambda; or a connector given to `overjoin server --jars/--packages`, such as kafka)"
           } else s"format '$format' with these options cannot be read: $m"
         throw new IllegalArgumentException(s"stream $name: $hint", e)
     }
@@ -217,13 +292,23 @@ object ExternalStreams {
       .filterNot(f => t.properties.get(Streams.ImplicitRowtimeProperty).exists(_.equalsIgnoreCase(f.name)))
     val struct_ = struct(declared.map(f => col(s"`${f.name}`")): _*)
     val value = valueFormat(t).getOrElse("json") match {
-      case "csv" => to_csv(struct_)
-      case _ => to_json(struct_)
+      case "csv" =>
+        val rowDelimiter = RecordSchema.unescape(t.properties.getOrElse(RecordOptions.RowDelimiterProperty, "\\n"))
+        val sep = RecordSchema.unescape(t.properties.getOrElse(RecordOptions.ColumnDelimiterProperty, ","))
+        concat(to_csv(struct_, (KdaOutput ++ Map("sep" -> sep, "quote" -> "\"", "escape" -> "\"")).asJava), lit(rowDelimiter))
+      case _ => to_json(struct_, (KdaOutput ++ Map("ignoreNullFields" -> "false")).asJava)
     }
     val key = partitionKey(t).map(k => col(s"`$k`").cast(StringType)).getOrElse(lit(null).cast(StringType))
     // Kinesis's writer takes partition_key; Kafka's (and most others') take key.
     rows.select(value.as("value"), key.as(if (format(t) == "kinesis") "partition_key" else "key"))
   }
+
+  /**
+   * How KDA wrote a record's values (docs/server.md, "Outputs"): TIMESTAMP as
+   * `2024-01-31 12:00:00.000` in UTC, DATE as `2024-01-31`; numbers and booleans as themselves.
+   */
+  private val KdaOutput = Map("timestampFormat" -> "yyyy-MM-dd HH:mm:ss.SSS", "timestampNTZFormat" -> "yyyy-MM-dd HH:mm:ss.SSS",
+    "dateFormat" -> "yyyy-MM-dd", "timeZone" -> "UTC")
 }
 
 /**
@@ -235,13 +320,23 @@ object ExternalStreams {
 object RefuseExternalBatchUse extends (LogicalPlan => Unit) {
   override def apply(plan: LogicalPlan): Unit = plan.foreachWithSubqueries {
     case r: org.apache.spark.sql.execution.datasources.LogicalRelation
-        if !r.isStreaming && r.catalogTable.exists(ExternalStreams.isExternal) =>
+        if !r.isStreaming && r.catalogTable.exists(t => ExternalStreams.isExternal(t) && !ExternalStreams.readsFiles(t)) =>
       val t = r.catalogTable.get
       val name = Streams.qualified(t.identifier)
       throw new IllegalArgumentException(
         s"stream $name is over a ${ExternalStreams.format(t)} source and stores no rows, so a plain SELECT of it " +
           s"has nothing to return: read it with SELECT STREAM in a pump (CREATE PUMP p AS INSERT INTO " +
           s"<a durable stream> SELECT STREAM ... FROM $name), then SELECT from that stream")
+    case r: org.apache.spark.sql.execution.datasources.LogicalRelation
+        if !r.isStreaming && r.catalogTable.exists(ErrorStream.isErrorStream) =>
+      throw new IllegalArgumentException(
+        s"${Streams.qualified(r.catalogTable.get.identifier)} keeps no rows: it is the error rows of the source streams as " +
+          "they are read. Read it with SELECT STREAM in a pump (CREATE PUMP p AS INSERT INTO <a durable stream> " +
+          "SELECT STREAM * FROM error_stream), as KDA's outputs did, then SELECT from that stream")
+    case c: org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
+        if c.catalogTable.exists(ErrorStream.isErrorStream) =>
+      throw new IllegalArgumentException(s"${Streams.qualified(c.catalogTable.get.identifier)} is written by the " +
+        "server only: it is the error rows of the source streams as they are read")
     case c: org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand
         if c.catalogTable.exists(ExternalStreams.isExternal) =>
       val t = c.catalogTable.get

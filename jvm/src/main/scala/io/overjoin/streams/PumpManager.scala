@@ -156,6 +156,35 @@ object PumpManager extends Logging {
     }
   }
 
+  /**
+   * Restarts the running pumps whose query reads `table` (a reference table just reloaded): a
+   * running query lists a table's files when it starts, so it sees new rows only when started
+   * again. Each stops at a batch boundary and resumes from its checkpoint: no row lost or repeated.
+   */
+  def restartReaders(table: String): Seq[String] = synchronized {
+    if (!isInitialized) return Nil
+    val id = Streams.identifier(root, table)
+    val readers = running.toSeq.filter { case (_, r) => r.query.isActive }.flatMap { case (key, r) =>
+      val reads = r.query match {
+        case w: org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper =>
+          w.streamingQuery.logicalPlan.exists {
+            case rel: org.apache.spark.sql.execution.datasources.LogicalRelation =>
+              rel.catalogTable.exists(t => t.identifier.table.equalsIgnoreCase(id.table) &&
+                t.identifier.database.forall(d => id.database.forall(_.equalsIgnoreCase(d))))
+            case _ => false
+          }
+        case _ => false
+      }
+      if (reads) load(key).toSeq else Nil
+    }
+    readers.foreach { d =>
+      stopQuery(d.key)
+      running(d.key) = onStarter(start(d))
+      logInfo(s"pump ${d.name} restarted: the reference table $table it reads was reloaded")
+    }
+    readers.map(_.name)
+  }
+
   /** Starts every pump whose definition says it runs; a pump that fails is reported, the others start. */
   def restore(): Seq[String] = synchronized {
     all().filter(_.running).map { d =>

@@ -11,26 +11,50 @@ private object Cols {
   def bool(name: String): AttributeReference = AttributeReference(name, BooleanType, nullable = false)()
 }
 
-/** `CREATE [OR REPLACE] STREAM name (cols) [DESCRIPTION '...'] [WITH (...)]`. */
+/**
+ * `CREATE [OR REPLACE] STREAM name (cols [MAPPING '...']) [DESCRIPTION '...'] [WITH (...)]`;
+ * `mappings` are the columns' KDA mappings (docs/server.md, "Input schemas").
+ */
 case class CreateStreamCommand(
     name: String,
     columns: String,
     description: Option[String],
     options: Seq[(String, String)],
-    replace: Boolean) extends LeafRunnableCommand {
+    replace: Boolean,
+    mappings: Seq[(String, String)] = Nil) extends LeafRunnableCommand {
 
   override def run(session: SparkSession): Seq[Row] = {
     val id = Streams.identifier(session, name)
     val qualified = Streams.qualified(id)
-    val opts = options.toMap
+    if (id.table.equalsIgnoreCase(ErrorStream.Name)) throw new IllegalArgumentException(
+      s"$qualified is KDA's in-application error stream, which the server makes with a database's first source " +
+        "stream: give this stream another name")
+    val given = options.toMap
+    val fileFormat = given.get("format").map(_.toLowerCase).forall(ExternalStreams.FileFormats)
+    // Files read with a KDA input schema (a MAPPING, a record_* option): each file is a record
+    // (a payload of JSON documents or CSV rows), read by Spark's text source and decoded as any
+    // stream's records, so a folder stands in for a Kinesis stream with the same schema.
+    val recordFiles = fileFormat && given.contains("path") && RecordOptions.declared(given, mappings)
+    val opts =
+      if (!recordFiles) given
+      else {
+        val fmt = given.getOrElse("format", "json").toLowerCase
+        if (fmt != "json" && fmt != "csv") throw new IllegalArgumentException(
+          s"stream $qualified: an input schema reads JSON or CSV records, not $fmt files")
+        val recordFormat = given.get(RecordOptions.Format).orElse(given.get("value_format")).getOrElse(fmt)
+        (given - RecordOptions.Format - "value_format") ++
+          Map("format" -> "text", "wholetext" -> "true", RecordOptions.Format -> recordFormat.toLowerCase)
+      }
     // A format other than a file format is a stream over that Spark source (ExternalStreams):
     // its options go to the source.
-    val external = opts.get("format").map(_.toLowerCase).exists(f => !ExternalStreams.FileFormats(f))
+    val external = !fileFormat || recordFiles
     val known = Set("format", "path", "rowtime", "lateness")
     if (!external) opts.keys.filterNot(known).foreach { k =>
       throw new IllegalArgumentException(s"stream $qualified: unknown option $k (known: ${known.toSeq.sorted.mkString(", ")}; " +
         "or a format other than json, csv, parquet, orc: a Spark streaming source such as kinesis, with its options)")
     }
+    if (!external && mappings.nonEmpty) throw new IllegalArgumentException(
+      s"stream $qualified: MAPPING reads the fields of records: declare the stream over a source (WITH (format = ..., ...))")
     val declaresRowtime = Streams.declaresRowtime(session, qualified, columns)
     val source = opts.contains("path") || external
     if (!source && opts.nonEmpty) throw new IllegalArgumentException(
@@ -74,8 +98,12 @@ case class CreateStreamCommand(
     }
     val comment = description.map(d => s" COMMENT ${Streams.literal(d)}").getOrElse("")
     def lit(s: String) = Streams.literal(s)
+    if (recordFiles) {
+      val folder = new org.apache.hadoop.fs.Path(opts("path"))
+      folder.getFileSystem(session.sessionState.newHadoopConf()).mkdirs(folder)
+    }
     val ddl = if (external) {
-      ExternalStreams.createTable(session, qualified, columns, implicitColumns, opts, implicitProps, comment)
+      ExternalStreams.createTable(session, qualified, columns, implicitColumns, opts, implicitProps, comment, mappings)
     } else if (source) {
       val format = opts.getOrElse("format", "json").toLowerCase
       if (!Set("json", "csv", "parquet", "orc").contains(format)) throw new IllegalArgumentException(
@@ -97,6 +125,8 @@ case class CreateStreamCommand(
       folder.getFileSystem(session.sessionState.newHadoopConf()).mkdirs(folder)
     }
     session.sql(ddl)
+    Streams.lookup(session, id).filter(t => ExternalStreams.isExternal(t) && ExternalStreams.valueFormat(t).isDefined &&
+      ExternalStreams.format(t) != "lambda").foreach(_ => ErrorStream.ensure(session, id.database.get))
     Nil
   }
 }

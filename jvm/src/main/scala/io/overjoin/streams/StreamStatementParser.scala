@@ -14,6 +14,8 @@ import io.overjoin.parser.{Lexer, Token, TokenKind}
  *   CREATE OR REPLACE SCHEMA name [DESCRIPTION '...']                 SET SCHEMA 'name'
  *   DROP PUMP [IF EXISTS] name          DROP STREAM [IF EXISTS] name
  *   SHOW STREAMS     SHOW PUMPS         DESCRIBE PUMP name
+ *   CREATE [OR REPLACE] REFERENCE TABLE name (col type [MAPPING '...'], ...) WITH (key = 'value', ...)
+ *   REFRESH REFERENCE TABLE name
  * }}}
  * overjoin's parser asks [[StreamStatementParser.parse]] first: each of these becomes a command of
  * this package, and every other statement (None) goes on through overjoin's dialect and Spark's
@@ -26,7 +28,8 @@ object StreamStatementParser {
   def parse(sqlText: String): Option[LogicalPlan] = {
     // Cheap test first: every statement of ours names STREAM(S), PUMP(S) or SCHEMA.
     val upper = sqlText.toUpperCase(java.util.Locale.ROOT)
-    if (!upper.contains("STREAM") && !upper.contains("PUMP") && !upper.contains("SCHEMA")) return None
+    if (!upper.contains("STREAM") && !upper.contains("PUMP") && !upper.contains("SCHEMA") &&
+      !upper.contains("REFERENCE")) return None
     val tokens = Lexer.tokenize(sqlText) match {
       case Right(ts) => ts.reverse.dropWhile(_.isSymbol(";")).reverse
       case Left(_) => return None // Spark reports the unterminated string
@@ -40,9 +43,14 @@ object StreamStatementParser {
       if (w(k, "STREAM") && c.at(k + 1).exists(t => t.isIdentifier || t.kind == TokenKind.DoubleQuoted)) {
         c.pos = k + 1; Some(createStream(c, replace))
       } else if (w(k, "PUMP")) { c.pos = k + 1; Some(createPump(c, replace)) }
+      else if (w(k, "REFERENCE") && w(k + 1, "TABLE")) { c.pos = k + 2; Some(createReferenceTable(c, replace)) }
       // s-Server's first statement; Spark's own CREATE SCHEMA (without OR REPLACE) stays Spark's.
       else if (replace && w(k, "SCHEMA")) { c.pos = k + 1; Some(createSchema(c)) }
       else None
+    } else if (w(0, "REFRESH") && w(1, "REFERENCE") && w(2, "TABLE")) {
+      c.pos = 3
+      val name = c.qualifiedName("reference table name")
+      c.end(); Some(RefreshReferenceTableCommand(name))
     } else if (w(0, "SET") && w(1, "SCHEMA") && c.at(2).exists(_.kind == TokenKind.Str) && tokens.length == 3) {
       c.pos = 2
       val literal = c.next("a quoted schema name")
@@ -109,12 +117,38 @@ object StreamStatementParser {
     if (!open.isSymbol("(")) c.fail(open, "( and the stream's columns")
     val first = c.pos
     val close = c.skipToClose()
-    val columns = columnList(c.text, c.tokens.slice(first, c.pos - 1), open.end, close.start)
+    val columns = StreamColumns.parse(c.text, c.tokens.slice(first, c.pos - 1), open.end, close.start, name)
     var description: Option[String] = None
-    var options = Seq.empty[(String, String)]
+    val options = withOptions(c, allowDescription = true, d => description = Some(d))
+    RecordOptions.check(c.text, name, options, columns.mappings)
+    CreateStreamCommand(name, columns.sparkText, description, options.map(o => o.key -> o.value), replace,
+      columns.mappings.map { case (col, path) => col -> path.text })
+  }
+
+  /** `CREATE [OR REPLACE] REFERENCE TABLE name (cols [MAPPING '...']) WITH (...)`: KDA's reference data. */
+  private def createReferenceTable(c: Cursor, replace: Boolean): LogicalPlan = {
+    val name = c.qualifiedName("reference table name")
+    val open = c.next("(")
+    if (!open.isSymbol("(")) c.fail(open, "( and the table's columns")
+    val first = c.pos
+    val close = c.skipToClose()
+    val columns = StreamColumns.parse(c.text, c.tokens.slice(first, c.pos - 1), open.end, close.start, name)
+    if (!c.more) c.failAtEnd("WITH (bucket = '...', key = '...', record_format = '...') or WITH (path = '...', ...)")
+    val options = withOptions(c, allowDescription = false, _ => ())
+    RecordOptions.check(c.text, name, options, columns.mappings)
+    CreateReferenceTableCommand(name, columns.sparkText, options.map(o => o.key -> o.value),
+      columns.mappings.map { case (col, path) => col -> path.text }, replace)
+  }
+
+  /**
+   * `[DESCRIPTION '...'] [WITH (key = 'value', ...)]`, in either order: the options, each with the
+   * token of its value (for errors at it).
+   */
+  private def withOptions(c: Cursor, allowDescription: Boolean, describe: String => Unit): Seq[RecordOptions.Option_] = {
+    var options = Seq.empty[RecordOptions.Option_]
     while (c.more) {
-      val t = c.next("DESCRIPTION or WITH")
-      if (t.isWord("DESCRIPTION") || t.isWord("COMMENT")) description = Some(c.string("a quoted description"))
+      val t = c.next(if (allowDescription) "DESCRIPTION or WITH" else "WITH")
+      if (allowDescription && (t.isWord("DESCRIPTION") || t.isWord("COMMENT"))) describe(c.string("a quoted description"))
       else if (t.isWord("WITH")) {
         val o = c.next("(")
         if (!o.isSymbol("(")) c.fail(o, "( after WITH")
@@ -130,13 +164,13 @@ object StreamStatementParser {
             case TokenKind.Number | TokenKind.Word => value.text
             case _ => c.fail(value, "a quoted value")
           }
-          options :+= (key.identifier.stripPrefix("'").stripSuffix("'").toLowerCase -> v)
+          options :+= RecordOptions.Option_(key.identifier.stripPrefix("'").stripSuffix("'").toLowerCase, v, value)
           val sep = c.next(", or )")
           if (sep.isSymbol(")")) done = true else if (!sep.isSymbol(",")) c.fail(sep, ", or )")
         }
-      } else c.fail(t, "DESCRIPTION or WITH")
+      } else c.fail(t, if (allowDescription) "DESCRIPTION or WITH" else "WITH")
     }
-    CreateStreamCommand(name, columns, description, options, replace)
+    options
   }
 
   private def createPump(c: Cursor, replace: Boolean): LogicalPlan = {
@@ -169,22 +203,6 @@ object StreamStatementParser {
     val q = c.peek.getOrElse(c.fail(c.tokens.last, "the pump's query (SELECT STREAM ...)"))
     val query = c.text.substring(q.start, c.tokens.last.end)
     CreatePumpCommand(name, target, columns, query, started, replace)
-  }
-
-  /**
-   * The column list as Spark's schema parser reads it: `"name"` is an identifier in stream
-   * statements (docs/semantics.md §0), so it becomes `` `name` ``.
-   */
-  private def columnList(text: String, tokens: Seq[Token], from: Int, to: Int): String = {
-    val out = new StringBuilder
-    var at = from
-    tokens.foreach { t =>
-      out ++= text.substring(at, t.start)
-      out ++= (if (t.kind == TokenKind.DoubleQuoted) "`" + t.identifier.replace("`", "``") + "`" else t.text)
-      at = t.end
-    }
-    out ++= text.substring(at, to)
-    out.toString
   }
 
   private[streams] def unquote(s: String): String = {

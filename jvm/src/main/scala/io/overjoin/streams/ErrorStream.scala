@@ -1,0 +1,69 @@
+package io.overjoin.streams
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.catalog.CatalogTable
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.streaming.runtime.StreamingRelation
+
+/**
+ * Kinesis Data Analytics' in-application `error_stream` (docs/server.md, "error_stream"): the rows
+ * of a database's source streams that did not read (a record that is not JSON, a value that is
+ * not of its column's type) and the records a Lambda preprocessor answered `ProcessingFailed`
+ * for, with KDA's columns:
+ * {{{
+ *   ERROR_TIME TIMESTAMP, ERROR_LEVEL VARCHAR(10), ERROR_NAME VARCHAR(32), MESSAGE VARCHAR(4096),
+ *   DATA_ROWTIME TIMESTAMP, DATA_ROW VARCHAR(49152), PUMP_NAME VARCHAR(128)   (and ROWTIME)
+ * }}}
+ * It is a catalog table of the database (made with its first source stream that reads records,
+ * so that the name resolves as any stream's) that holds no rows: read as a stream (by a pump, as
+ * KDA's outputs read it) it is replaced by the union of the error rows of every such source stream
+ * of the database when the query starts ([[ExternalStreams.errorRows]]). A pump reading it reads
+ * those sources again, with offsets of its own: its rows are exactly once, like any pump's.
+ */
+object ErrorStream {
+  val Name = "error_stream"
+  val Kind = "errors"
+
+  val Columns: String = "ERROR_TIME TIMESTAMP, ERROR_LEVEL VARCHAR(10), ERROR_NAME VARCHAR(32), " +
+    "MESSAGE VARCHAR(4096), DATA_ROWTIME TIMESTAMP, DATA_ROW VARCHAR(49152), PUMP_NAME VARCHAR(128), ROWTIME TIMESTAMP"
+
+  def isErrorStream(t: CatalogTable): Boolean = Streams.kind(t) == Kind
+
+  /** The error stream a streaming relation of Spark reads. */
+  def tableOf(p: LogicalPlan): Option[CatalogTable] = p match {
+    case r: StreamingRelation => r.dataSource.catalogTable.filter(isErrorStream)
+    case _ => None
+  }
+
+  /** Makes `database`'s error_stream unless it has one (or a table of that name of its own). */
+  def ensure(session: SparkSession, database: String): Unit = {
+    val id = org.apache.spark.sql.catalyst.TableIdentifier(Name, Some(database))
+    if (!session.sessionState.catalog.tableExists(id)) {
+      session.sql(s"CREATE TABLE ${Streams.qualified(id)} ($Columns) USING json " +
+        s"COMMENT 'KDA''s in-application error stream: rows of the source streams that do not read' " +
+        s"TBLPROPERTIES (${Streams.literal(Streams.KindProperty)} = '$Kind', " +
+        s"${Streams.literal(Streams.RowtimeProperty)} = '${Streams.Rowtime}')")
+    }
+  }
+
+  /** The source streams of the error stream's database whose records are decoded (so can fail to read). */
+  def sources(session: SparkSession, errors: CatalogTable): Seq[CatalogTable] = {
+    val catalog = session.sessionState.catalog
+    val db = errors.identifier.database.getOrElse(session.catalog.currentDatabase)
+    catalog.listTables(db).flatMap(id => scala.util.Try(catalog.getTableMetadata(id)).toOption)
+      .filter(t => ExternalStreams.isExternal(t) && ExternalStreams.valueFormat(t).isDefined &&
+        ExternalStreams.format(t) != "lambda")
+      .sortBy(_.identifier.table)
+  }
+
+  /** The error rows of every source of `errors`' database, as one stream. */
+  def read(session: SparkSession, errors: CatalogTable): LogicalPlan = {
+    val of = sources(session, errors)
+    if (of.isEmpty) throw new IllegalArgumentException(
+      s"${Streams.qualified(errors.identifier)} reports the rows of the database's source streams that do not read, " +
+        "and the database has no source stream that reads records: create one first (CREATE STREAM ... WITH " +
+        "(format = 'kinesis', ...))")
+    val union = of.map(t => ExternalStreams.errorRows(session, t, batch = false)).reduce(_ unionByName _)
+    union.asInstanceOf[org.apache.spark.sql.classic.Dataset[org.apache.spark.sql.Row]].queryExecution.analyzed
+  }
+}
