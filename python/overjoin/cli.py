@@ -1,8 +1,10 @@
-"""The ``overjoin`` command line: ``check``, ``explain``, ``jar``, ``demo`` and ``server``.
+"""The ``overjoin`` command line: ``check``, ``explain``, ``import``, ``jar``, ``demo`` and ``server``.
 
 ``overjoin check`` runs the pure-Python validator (no JVM, no Spark session) and prints
 compiler-style diagnostics, so it fits editors and CI; ``explain`` shows what a query becomes;
-``jar`` prints the extension jar's path (for ``spark-submit --jars``); ``demo`` runs the demo;
+``import`` prints the SQL script that runs a Kinesis Data Analytics application from its definition
+(CloudFormation, Terraform, API JSON); ``jar`` prints the extension jar's path (for ``spark-submit
+--jars``); ``demo`` runs the demo;
 ``server`` starts the Thrift/JDBC and Spark Connect server (docs/server.md).
 """
 
@@ -35,6 +37,19 @@ examples:
   overjoin explain "SELECT STREAM ROWTIME, o.orderId FROM Shipments AS s
                     JOIN Orders OVER (RANGE INTERVAL '1' HOUR PRECEDING) AS o ON o.orderId = s.orderId"
   overjoin explain query.sql
+"""
+
+
+_IMPORT_EPILOG = """\
+exit status: 0 when the script holds every part of every application; 1 when something could not be
+mapped (the script is still printed, with that part as comments, and stderr says what to do); 2 on
+bad usage or a file that is not a definition.
+
+examples:
+  overjoin import app.yaml --resource OrdersStream=orders > app.sql
+  overjoin import infra/ --var-file prod.tfvars -o app.sql
+  aws kinesisanalytics describe-application --application-name orders > app.json && overjoin import app.json
+  beeline -u jdbc:hive2://127.0.0.1:10000/default -f app.sql
 """
 
 
@@ -81,6 +96,32 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--double-quoted-identifiers", action="store_true",
                          help='read "x" as an identifier, not a string')  # fmt: skip
     explain.set_defaults(func=_cmd_explain)
+
+    imp = subs.add_parser(
+        "import",
+        help="print the SQL script that runs a KDA application from its definition",
+        description="Read a Kinesis Data Analytics SQL application's definition (a CloudFormation template in "
+        "YAML or JSON, cdk synth output included; Terraform, a .tf file or a folder; the Kinesis Analytics API's "
+        "JSON: a DescribeApplication response or a CreateApplication request) and print one SQL script that "
+        "overjoin server runs as it is: the input streams with their schemas, the reference tables, the "
+        "application code as written, and what sends each output to its destination. What cannot be mapped "
+        "is left in the script as comments and named on stderr.",
+        epilog=_IMPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    imp.add_argument("path", metavar="PATH", type=Path, help="a template, a .tf file or folder, or API JSON")
+    imp.add_argument("--parameter", action="append", default=[], metavar="NAME=VALUE",
+                     help="a CloudFormation parameter or Terraform variable (also AWS::Region, AWS::AccountId, "
+                     "AWS::StackName); repeatable")  # fmt: skip
+    imp.add_argument("--resource", action="append", default=[], metavar="ID=NAME",
+                     help="the name of a stream, delivery stream, function or bucket the definition refers to: ID "
+                     "is a CloudFormation logical ID or export name, or a Terraform address "
+                     "(aws_kinesis_stream.clicks); repeatable")  # fmt: skip
+    imp.add_argument("--var-file", action="append", default=[], type=Path, metavar="FILE",
+                     help="a Terraform .tfvars file (read after terraform.tfvars, *.auto.tfvars); "
+                     "repeatable")  # fmt: skip
+    imp.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the script to FILE (default: stdout)")
+    imp.set_defaults(func=_cmd_import)
 
     jar = subs.add_parser("jar", help="print the path of overjoin's extension jar",
                           description="Print the absolute path of the extension jar, for "
@@ -175,6 +216,47 @@ def _load_schemas(path: Path, err: TextIO) -> dict[str, dict[str, str]] | None:
         err.write(f"overjoin: {path} must map table names to {{column: type}} objects\n")
         return None
     return data
+
+
+# ---- import ---------------------------------------------------------------------------------
+
+
+def _pairs(values: list[str], option: str, err: TextIO) -> dict[str, str] | None:
+    out: dict[str, str] = {}
+    for v in values:
+        key, sep, value = v.partition("=")
+        if not sep or not key.strip():
+            err.write(f"overjoin import: {option} {v!r}: write {option} NAME=VALUE\n")
+            return None
+        out[key.strip()] = value
+    return out
+
+
+def _cmd_import(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from overjoin.importer import Bindings, import_definition
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parameters = _pairs(args.parameter, "--parameter", err)
+    resources = _pairs(args.resource, "--resource", err)
+    if parameters is None or resources is None:
+        return 2
+    try:
+        result = import_definition(args.path, Bindings(parameters, resources), args.var_file)
+    except ValueError as error:
+        err.write(f"overjoin import: {error}\n")
+        return 2
+    if args.output:
+        args.output.write_text(result.script, encoding="utf-8")
+    else:
+        out.write(result.script)
+    for line in result.messages():
+        err.write(f"overjoin import: {line}\n")
+    if not result.complete:
+        err.write(f"overjoin import: the script is not complete: {len(result.problems)} part(s) of the definition "
+                  "are not mapped (see above)\n")  # fmt: skip
+        return 1
+    return 0
 
 
 # ---- explain, jar, demo -----------------------------------------------------------------------

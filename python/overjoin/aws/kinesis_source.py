@@ -6,7 +6,9 @@ position reading started from when nothing was read yet (``start``: ``TRIM_HORIZ
 Spark keeps offsets in the query's checkpoint, so a restarted query reads on from the last committed
 batch and replays an uncommitted one record for record (``readBetweenOffsets``). A shard made by a
 split or a merge is read from its start once every parent it has in the offset is read to its end,
-so records of one partition key are read in order.
+so records of one partition key are read in order. ``LATEST`` is the time of the first batch, kept in
+every later offset (each shard's ``start``), so that a replay of the first batch, in this run or after
+a restart, reads the records that batch read.
 
 **Shard groups** (``shard_group = 'k of n'``): KDA's ``InputParallelism``, where an input's shards
 are shared among ``n`` in-application streams ``<prefix>_001`` to ``<prefix>_00n``. Each stream
@@ -258,6 +260,7 @@ class KinesisStreamReader:
         self.options = options
         self._client: Any = None
         self._preprocessor: Preprocessor | None = None
+        self._initial: dict | None = None
 
     @property
     def client(self) -> Any:
@@ -283,6 +286,12 @@ class KinesisStreamReader:
         return rows_of(self._preprocessor.process(records))
 
     def initialOffset(self) -> dict:
+        # Spark asks again for the first batch's start when it runs the batch: the same answer.
+        if self._initial is None:
+            self._initial = self._initial_offset()
+        return self._initial
+
+    def _initial_offset(self) -> dict:
         start = self.options.starting_position
         if start == "LATEST":
             # The records that arrive from now on, as a time: a replay of the first batch reads the
@@ -378,6 +387,10 @@ class KinesisStreamReader:
         records: list[SourceRecord] = []
         for sid, to in end["shards"].items():
             state = start["shards"].get(sid) or {"start": to["start"], "after": None, "closed": False}
+            if not state.get("after"):
+                # Where reading the shard began is in the end offset: a start offset made again
+                # (LATEST is a time, and a restarted query's initial offset is another) must not move it.
+                state = {**state, "start": to["start"]}
             if state.get("closed") or not to.get("after") or to.get("after") == state.get("after"):
                 continue
             got, last, _ = self._read_shard(sid, state, None, to["after"])

@@ -92,6 +92,23 @@ class Preprocessor:
         if batch:
             yield batch
 
+    @staticmethod
+    def _unique_ids(batch: list[SourceRecord]) -> list[SourceRecord]:
+        """The batch with ids unique within it: a Kinesis sequence number is unique within its
+        shard only, so a record whose number another shard's record has gets its shard's id too."""
+        seen: set[str] = set()
+        out = []
+        for r in batch:
+            rid = r.record_id
+            if rid in seen:
+                rid = f"{r.metadata.get('shardId', '')}-{r.record_id}"
+                n = 2
+                while rid in seen:
+                    rid, n = f"{r.metadata.get('shardId', '')}-{r.record_id}-{n}", n + 1
+            seen.add(rid)
+            out.append(r if rid == r.record_id else SourceRecord(rid, r.data, r.arrival, r.metadata))
+        return out
+
     def _event(self, batch: list[SourceRecord]) -> dict[str, Any]:
         def meta(r: SourceRecord) -> dict[str, Any]:
             arrival = int(r.arrival.timestamp()) if r.arrival is not None else None
@@ -108,14 +125,16 @@ class Preprocessor:
             ],
         }
 
-    def _one(self, batch: list[SourceRecord]) -> list[Outcome]:
+    def _one(self, records: list[SourceRecord]) -> list[Outcome]:
+        batch = self._unique_ids(records)
         why = ""
         for attempt in range(1, self.max_attempts + 1):
             answer = invoke(self.connection, self.client, self.function, self._event(batch), "preprocessor")
             if answer.failure is None:
                 outcomes, why = self._read(batch, answer.body)
                 if outcomes is not None:
-                    return outcomes
+                    # Each outcome with the record as it was read (its own id).
+                    return [Outcome(r, o.data, o.failure) for r, o in zip(records, outcomes)]
             else:
                 why = answer.failure
             if attempt < self.max_attempts:

@@ -46,13 +46,17 @@ object ErrorStream {
     }
   }
 
-  /** The source streams of the error stream's database whose records are decoded (so can fail to read). */
+  /**
+   * The source streams of the error stream's database whose records are decoded (so can fail to
+   * read): the external streams no pump writes (a stream a pump writes is an output, as KDA's
+   * destinations, whose records the server makes itself).
+   */
   def sources(session: SparkSession, errors: CatalogTable): Seq[CatalogTable] = {
     val catalog = session.sessionState.catalog
     val db = errors.identifier.database.getOrElse(session.catalog.currentDatabase)
     catalog.listTables(db).flatMap(id => scala.util.Try(catalog.getTableMetadata(id)).toOption)
       .filter(t => ExternalStreams.isExternal(t) && ExternalStreams.valueFormat(t).isDefined &&
-        ExternalStreams.format(t) != "lambda")
+        ExternalStreams.format(t) != "lambda" && PumpManager.writersOf(Streams.qualified(t.identifier)).isEmpty)
       .sortBy(_.identifier.table)
   }
 

@@ -28,7 +28,13 @@ import io.overjoin.streaming.LateRows
  */
 object PumpManager extends Logging {
 
-  private final class Running(val query: StreamingQuery, val sink: PumpOutput)
+  /**
+   * A running pump: its query and sink, the catalog tables its query reads as tables (for
+   * [[restartReaders]]) and whether it reads a source over a service (for [[awaitFirstBatch]]),
+   * both read off the query's plan as it was analyzed when the pump started.
+   */
+  private final class Running(val query: StreamingQuery, val sink: PumpOutput, val tables: Set[String],
+      val readsService: Boolean)
 
   val ShufflePartitions = "spark.sql.shuffle.partitions"
 
@@ -111,10 +117,30 @@ object PumpManager extends Logging {
       if (!same) deleteRecursively(checkpoint(o))
     }
     startErrors.remove(d.key)
-    if (d.running) running(d.key) = onStarter(start(d))
+    if (d.running) {
+      running(d.key) = onStarter(start(d))
+      if (!same) awaitFirstBatch(d.name, running(d.key))
+    }
     PumpDefinition.save(d, pumpsDir)
     logInfo(s"pump ${d.name} ${if (old.isDefined) "replaced" else "created"} (generation ${d.generation}, " +
       s"${if (d.running) "started" else "stopped"}): INSERT INTO ${d.target} ${d.query}")
+  }
+
+  /**
+   * Waits until a new pump's query has run its first micro-batch, when it reads a source over a
+   * service (Kinesis, Firehose, ...): that batch fixes where the pump starts reading (`LATEST` is
+   * the time of that batch), so a record sent after CREATE PUMP returns is one the pump reads.
+   * Files in a folder need no wait (the pump reads every file there). At most a minute; a query
+   * that fails first is reported by SHOW PUMPS, as any failure.
+   */
+  private def awaitFirstBatch(name: String, r: Running): Unit = {
+    val q = r.query
+    val readsService = r.readsService
+    if (readsService) {
+      val deadline = System.currentTimeMillis() + 60000L
+      while (q.isActive && q.lastProgress == null && System.currentTimeMillis() < deadline) Thread.sleep(50)
+      if (q.isActive && q.lastProgress == null) logWarning(s"pump $name: no micro-batch within a minute of its start")
+    }
   }
 
   /** `ALTER PUMP [schema.]name START | STOP`; with a schema, the pump must be in it. */
@@ -164,18 +190,9 @@ object PumpManager extends Logging {
   def restartReaders(table: String): Seq[String] = synchronized {
     if (!isInitialized) return Nil
     val id = Streams.identifier(root, table)
-    val readers = running.toSeq.filter { case (_, r) => r.query.isActive }.flatMap { case (key, r) =>
-      val reads = r.query match {
-        case w: org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper =>
-          w.streamingQuery.logicalPlan.exists {
-            case rel: org.apache.spark.sql.execution.datasources.LogicalRelation =>
-              rel.catalogTable.exists(t => t.identifier.table.equalsIgnoreCase(id.table) &&
-                t.identifier.database.forall(d => id.database.forall(_.equalsIgnoreCase(d))))
-            case _ => false
-          }
-        case _ => false
-      }
-      if (reads) load(key).toSeq else Nil
+    val wanted = Streams.qualified(id).toLowerCase
+    val readers = running.toSeq.filter { case (_, r) => r.query.isActive && r.tables(wanted) }.flatMap { case (key, _) =>
+      load(key).toSeq
     }
     readers.foreach { d =>
       stopQuery(d.key)
@@ -272,7 +289,17 @@ object PumpManager extends Logging {
       .trigger(Trigger.ProcessingTime(triggerMillis))
       .foreachBatch(sink)
       .start()
-    new Running(q, sink)
+    val analyzed = df.queryExecution.analyzed
+    val tables = analyzed.collect {
+      case r: org.apache.spark.sql.execution.datasources.LogicalRelation if !r.isStreaming => r.catalogTable.toSeq
+    }.flatten.map(t => Streams.qualified(t.identifier).toLowerCase).toSet
+    def service(name: String) = !ExternalStreams.FileFormats(name.toLowerCase) && name.toLowerCase != "text"
+    val readsService = analyzed.exists {
+      case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation => service(r.sourceName)
+      case r: org.apache.spark.sql.catalyst.streaming.StreamingRelationV2 => service(r.sourceName)
+      case _ => false
+    }
+    new Running(q, sink, tables, readsService)
   }
 
   /**
