@@ -11,6 +11,7 @@ from overjoin.validator.common import (
 from overjoin.validator.diagnostics import (
     Reporter,
 )
+from overjoin.validator.record_checks import check_record_schema
 
 
 def _words(tokens: list[Token], count: int) -> list[str]:
@@ -29,12 +30,16 @@ def _schema_literal(text: str) -> bool:
 
 def _is_stream_statement(tokens: list[Token]) -> bool:
     """The statements of streams and pumps, recognized as the JVM's StreamStatementParser does."""
-    w = [*_words(tokens, 4), "", "", "", ""]
+    w = [*_words(tokens, 6), "", "", "", "", "", ""]
     if w[0] == "CREATE":
         if w[1:4] == ["OR", "REPLACE", "SCHEMA"]:
             return True
-        kind = w[3] if w[1] == "OR" and w[2] == "REPLACE" else w[1]
-        return kind in ("STREAM", "PUMP")
+        at = 3 if w[1] == "OR" and w[2] == "REPLACE" else 1
+        if w[at] == "REFERENCE" and w[at + 1] == "TABLE":
+            return True
+        return w[at] in ("STREAM", "PUMP")
+    if w[0] == "REFRESH":
+        return w[1:3] == ["REFERENCE", "TABLE"]
     if w[0] == "SET":
         return w[1] == "SCHEMA" and len(tokens) == 3 and tokens[2].token_type == TokenType.STRING
     if w[0] == "ALTER":
@@ -81,6 +86,25 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         return True
 
     w = _words(tokens, len(tokens))
+    if w[0] == "REFRESH":
+        pos = 3
+        if name("a reference table name") and pos < len(tokens):
+            fail("expected the end of the statement")
+        return None
+    if (
+        w[0] == "CREATE"
+        and "REFERENCE" in w[1:4]
+        and w[w.index("REFERENCE") + 1 : w.index("REFERENCE") + 2] == ["TABLE"]
+    ):
+        pos = w.index("REFERENCE") + 2
+        name_at = pos
+        if not name("a reference table name"):
+            return None
+        if pos >= len(tokens) or tokens[pos].token_type != TokenType.L_PAREN:
+            fail("expected ( and the table's columns")
+            return None
+        check_record_schema(reporter.text.sql, tokens, name_at, pos, reporter)
+        return None
     if w[0] == "SET":
         pos = 2
         if not _schema_literal(tokens[2].text):
@@ -104,11 +128,14 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
     if w[0] == "CREATE":
         pos = 4 if w[1] == "OR" and w[2] == "REPLACE" else 2
         kind = w[pos - 1]
+        name_at = pos
         if not name("a pump name" if kind == "PUMP" else "a stream name"):
             return None
         if kind == "STREAM":
             if pos >= len(tokens) or tokens[pos].token_type != TokenType.L_PAREN:
                 fail("expected ( and the stream's columns")
+                return None
+            check_record_schema(reporter.text.sql, tokens, name_at, pos, reporter)
             return None
         if pos < len(w) and w[pos] in ("STARTED", "STOPPED"):
             pos += 1
