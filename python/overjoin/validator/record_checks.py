@@ -198,10 +198,9 @@ def _check_options(sql: str, stream: str, options: dict[str, tuple[str, Token]],
     fmt_key = "record_format" if "record_format" in options else ("value_format" if "value_format" in options else None)
     if fmt_key and options[fmt_key][0].lower() not in ("json", "csv"):
         return fail(fmt_key, "is not a record format KDA reads", "write 'json' or 'csv'")
-    if fmt_key:
-        is_csv = options[fmt_key][0].lower() == "csv"
-    else:
-        is_csv = options.get("format", ("", None))[0].lower() == "csv"
+    # A folder of CSV files (format = 'csv') holds CSV records unless record_format says otherwise.
+    written = options[fmt_key][0] if fmt_key else options["format"][0] if "format" in options else ""
+    is_csv = written.lower() == "csv"
     if "record_encoding" in options and options["record_encoding"][0].upper() != "UTF-8":
         return fail(
             "record_encoding", "is not an encoding KDA reads", "records are UTF-8: write 'UTF-8' or drop the option"
@@ -233,7 +232,7 @@ def _check_options(sql: str, stream: str, options: dict[str, tuple[str, Token]],
         if ELEMENTS in steps and steps[-1] != ELEMENTS:
             arrays.append((render(steps[: steps.index(ELEMENTS) + 1]), index))
     distinct = list(dict.fromkeys(a for a, _ in arrays))
-    problem = None
+    problem: str | None = None
     if row_path.arrays > 0 and arrays:
         first, index = arrays[0]
         problem = (f"the rows are the elements of {row_path.text} already: a column cannot flatten {first} too "
