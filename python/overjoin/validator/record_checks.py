@@ -215,9 +215,9 @@ def _check_options(sql: str, stream: str, options: dict[str, tuple[str, Token]],
     if "record_row_path" in options:
         if is_csv:
             return fail("record_row_path", "applies to JSON records only", "drop it, or write record_format = 'json'")
-        parsed, problem, _ = parse_json_path(options["record_row_path"][0])
+        parsed, why, _ = parse_json_path(options["record_row_path"][0])
         if parsed is None:
-            return fail("record_row_path", problem,
+            return fail("record_row_path", why,
                         "write '$' (each document is a row) or '$.records[0:]' (each element of records)")  # fmt: skip
         if parsed.arrays > 0 and parsed.steps[-1] != ELEMENTS:
             return fail("record_row_path", "must end at its [0:] (the rows are that array's elements)",
