@@ -1,4 +1,5 @@
-"""moto's Kinesis server on loopback for the Kinesis tests: started as a subprocess, stopped by PID."""
+"""moto's server on loopback (Kinesis, Firehose, S3) for the Kinesis and KDA application tests:
+started as a subprocess, stopped by PID."""
 
 from __future__ import annotations
 
@@ -54,13 +55,30 @@ class Moto:
                 os.kill(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(20)
 
-    def client(self) -> Any:
+    def client(self, service: str = "kinesis") -> Any:
         import boto3
 
         return boto3.client(
-            "kinesis", endpoint_url=self.endpoint, region_name=REGION,
+            service, endpoint_url=self.endpoint, region_name=REGION,
             aws_access_key_id="testing", aws_secret_access_key="testing",
         )  # fmt: skip
+
+    def delivery_stream(self, name: str, bucket: str, prefix: str) -> None:
+        """A Firehose delivery stream that delivers to `bucket` (made if missing) under `prefix`."""
+        s3 = self.client("s3")
+        if bucket not in [b["Name"] for b in s3.list_buckets().get("Buckets", [])]:
+            s3.create_bucket(Bucket=bucket)
+        self.client("firehose").create_delivery_stream(
+            DeliveryStreamName=name,
+            ExtendedS3DestinationConfiguration={"BucketARN": f"arn:aws:s3:::{bucket}", "Prefix": prefix,
+                                                "RoleARN": "arn:aws:iam::123456789012:role/firehose"},
+        )  # fmt: skip
+
+    def objects(self, bucket: str, prefix: str = "") -> list[bytes]:
+        """The bodies of the objects under `prefix`, in key order."""
+        s3 = self.client("s3")
+        keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=prefix).get("Contents", []))
+        return [s3.get_object(Bucket=bucket, Key=k)["Body"].read() for k in keys]
 
     def create(self, name: str, shards: int = 1) -> None:
         c = self.client()
@@ -95,6 +113,22 @@ class Moto:
             while it:
                 resp = c.get_records(ShardIterator=it, Limit=10000)
                 out.extend(r["Data"] for r in resp["Records"])
+                if not resp["Records"]:
+                    break
+                it = resp.get("NextShardIterator")
+        return out
+
+    def records(self, stream: str) -> list[dict[str, Any]]:
+        """Every record of every shard, from the start, as GetRecords gives it, with its ``ShardId``."""
+        c = self.client()
+        out: list[dict[str, Any]] = []
+        for shard in c.list_shards(StreamName=stream)["Shards"]:
+            it = c.get_shard_iterator(StreamName=stream, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")[
+                "ShardIterator"
+            ]
+            while it:
+                resp = c.get_records(ShardIterator=it, Limit=10000)
+                out.extend({**r, "ShardId": shard["ShardId"]} for r in resp["Records"])
                 if not resp["Records"]:
                     break
                 it = resp.get("NextShardIterator")

@@ -102,6 +102,7 @@ class FirehoseStreamReader:
         source = (desc.get("Source") or {}).get("KinesisStreamSourceDescription") or {}
         self.kinesis: KinesisStreamReader | None = None
         self.s3: S3Destination | None = None
+        self._initial: dict | None = None
         if source.get("KinesisStreamARN"):
             inner = {k: v for k, v in opts.items() if k in ("starting_position", "shard_group", "preprocessor",
                      "preprocessor_max_attempts", "application_arn", "aws_access_key_id", "aws_secret_access_key",
@@ -173,6 +174,12 @@ class FirehoseStreamReader:
             raise worded(self.s3_connection, what, error, "listing them", "delivery_stream") from error
 
     def initialOffset(self) -> dict:
+        # Spark asks again for the first batch's start when it runs the batch: the same answer.
+        if self._initial is None:
+            self._initial = self._initial_offset()
+        return self._initial
+
+    def _initial_offset(self) -> dict:
         if self.kinesis is not None:
             return {"kinesis": self.kinesis.initialOffset()}
         floor = ""

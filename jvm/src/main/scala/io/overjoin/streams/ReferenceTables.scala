@@ -27,11 +27,12 @@ import io.overjoin.streams.records.RecordSchema
  * out and reported in the statement's result (`rows_not_read`, `first_problem`) and the log.
  */
 object ReferenceTables extends Logging {
-  val Kind = "reference"
+  /** Marks a reference table (a table, not a stream: Streams.KindProperty would make it one). */
+  val Property = "overjoin.reference"
   val SourcePrefix = "overjoin.reference.option."
   val VersionProperty = "overjoin.reference.version"
 
-  def isReference(t: CatalogTable): Boolean = t.properties.get(Streams.KindProperty).contains(Kind)
+  def isReference(t: CatalogTable): Boolean = t.properties.get(Property).contains("true")
 
   /** The loaded version's folder: `<table folder>/v<n>`. */
   private def folder(base: String, version: Long): String = s"${base.stripSuffix("/")}/v$version"
@@ -118,7 +119,7 @@ case class CreateReferenceTableCommand(
         s"$qualified already exists and is not a reference table: it cannot be replaced by one")
       session.sql(s"DROP TABLE $qualified")
     }
-    val props = Seq(Streams.KindProperty -> ReferenceTables.Kind, ExternalStreams.ValueFormatProperty -> format) ++
+    val props = Seq(ReferenceTables.Property -> "true", ExternalStreams.ValueFormatProperty -> format) ++
       source.map { case (k, v) => (ReferenceTables.SourcePrefix + k) -> v } ++ RecordOptions.properties(opts, mappings)
     session.sql(s"CREATE TABLE $qualified ($columns) USING parquet TBLPROPERTIES " +
       s"(${props.map { case (k, v) => s"${Streams.literal(k)} = ${Streams.literal(v)}" }.mkString(", ")})")
