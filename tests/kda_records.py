@@ -232,7 +232,7 @@ def _read(value: Any, column: Column) -> Any:
         else:
             raise ValueError("container")
         scaled = number.quantize(Decimal(1).scaleb(-s), rounding=ROUND_DOWN)
-        if scaled != number or len(scaled.as_tuple().digits) > p and scaled != 0:
+        if scaled != number or (len(scaled.as_tuple().digits) > p and scaled != 0):
             raise ValueError("does not fit")
         return scaled
     if name == "TIMESTAMP":
@@ -336,9 +336,7 @@ def decode(payload: bytes, schema: Schema) -> list[Decoded]:
 
 
 def _relative(mapping: str, row_path: str) -> str:
-    if row_path != "$" and (
-        mapping == row_path or mapping.startswith(row_path + ".") or mapping.startswith(row_path + "[")
-    ):
+    if row_path != "$" and (mapping == row_path or mapping.startswith((row_path + ".", row_path + "["))):
         return "$" + mapping[len(row_path) :]
     return mapping
 
