@@ -357,5 +357,53 @@ def test_api_json_firehose_input_rows_of_an_array_joined_with_reloaded_reference
     stop_pumps(server, "rooms")
 
 
+# ---- Terraform: a folder with tfvars, file(), dynamic columns, a preprocessor, a Lambda output ----
+
+
+def test_terraform_folder_application_with_preprocessor_into_lambda(server, moto, lam):
+    """terraform/orders/: variables and terraform.tfvars, `code = file(...)`, the columns from a
+    `dynamic "record_columns"` block over a variable's default, references to the stream, delivery
+    stream and functions of the files (their names from their blocks), a Lambda preprocessor, and the
+    large orders into a Lambda function as JSON (KDA's output event)."""
+    path = DEFINITIONS / "terraform" / "orders"
+    script, _ = overjoin_import(path)
+    app = application(path)
+    moto.create("shop-orders", shards=2)
+    moto.delivery_stream("shop-order-totals", "shop-archive", "totals/")
+
+    def normalise(event: dict[str, Any]) -> dict[str, Any]:
+        return {"records": [{"recordId": r["recordId"], "result": "Ok", "data": r["data"]} for r in event["records"]]}
+
+    def alert(event: dict[str, Any]) -> dict[str, Any]:
+        return {"records": [{"recordId": r["recordId"], "result": "Ok"} for r in event["records"]]}
+
+    lam.functions.update({"shop-normalise-orders": normalise, "shop-big-order-alert": alert})
+    run(server, script, "shop")
+    schema = app.inputs[0].schema
+    records = make_records(schema, 50, seed=23)
+    moto.put("shop-orders", records, keys=[f"c{i % 5}" for i in range(len(records))])
+    expected = []
+    for data in records:
+        for row in decode(data, schema):
+            assert row.values is not None
+            if row.values["amount"] is not None and row.values["amount"] > 1000:
+                expected.append((row.values["order_id"], row.values["amount"]))
+
+    def alerts() -> list[tuple[Any, Decimal]] | None:
+        got = [json.loads(r) for r in lambda_records(lam, "shop-big-order-alert")]
+        return (
+            sorted(((g["order_id"], _decimal(g["amount"])) for g in got), key=str)
+            if len(got) >= len(expected)
+            else None
+        )
+
+    assert wait_until(alerts, "the large orders at the Lambda function") == sorted(expected, key=str)
+    # Every call is KDA's delivery event.
+    calls = lam.calls_of("shop-big-order-alert")
+    assert all(set(c.event) == {"invocationId", "applicationArn", "records"} for c in calls)
+    assert all(r["lambdaDeliveryRecordMetadata"] == {"retryHint": 0} for c in calls for r in c.event["records"])
+    stop_pumps(server, "shop")
+
+
 def _decimal(v: Any) -> Decimal:
     return Decimal(str(v))

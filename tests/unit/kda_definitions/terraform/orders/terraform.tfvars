@@ -1,0 +1,2 @@
+prefix = "shop"
+shards = 2
