@@ -39,13 +39,13 @@ def test_kda_orders_kinesis_example() -> None:
         "== shipments_per_hour (Kinesis records)\n"
     )
     assert fast.splitlines() == [
-        "2024-05-01T09:20:00.000Z\t1\tpen\tnorth\t2024-05-01T09:00:00.000Z",
-        "2024-05-01T10:05:00.000Z\t3\tlamp\tnorth\t2024-05-01T09:10:00.000Z",
-        "2024-05-01T10:15:00.000Z\t4\tnotebook\teast\t2024-05-01T09:30:00.000Z",
+        "2024-05-01 09:20:00.000\t1\tpen\tnorth\t2024-05-01 09:00:00.000",
+        "2024-05-01 10:05:00.000\t3\tlamp\tnorth\t2024-05-01 09:10:00.000",
+        "2024-05-01 10:15:00.000\t4\tnotebook\teast\t2024-05-01 09:30:00.000",
     ], out[-3000:]
     assert hourly.splitlines() == [
-        "2024-05-01T10:00:00.000Z\tnorth\t1",
-        "2024-05-01T11:00:00.000Z\teast\t1",
-        "2024-05-01T11:00:00.000Z\tnorth\t1",
-        "2024-05-01T11:00:00.000Z\tsouth\t1",
+        "2024-05-01 10:00:00.000\tnorth\t1",
+        "2024-05-01 11:00:00.000\teast\t1",
+        "2024-05-01 11:00:00.000\tnorth\t1",
+        "2024-05-01 11:00:00.000\tsouth\t1",
     ], out[-3000:]

@@ -170,7 +170,7 @@ def test_bad_options_fail_at_create_stream(servers: Servers, moto: Moto) -> None
     e = error_of(server, f"CREATE STREAM k_bad (a INT) WITH ({with_options(moto, 'orders', shard_count='2')})")
     assert "k_bad" in e and "unknown option shard_count" in e
     e = error_of(server, f"CREATE STREAM k_bad (a INT) WITH ({with_options(moto, 'orders', record_format='xml')})")
-    assert "OJ125" in e and "k_bad" in e and "the option record_format = 'xml' is not a record format KDA reads" in e
+    assert "OJ125" in e and "k_bad" in e and "is not a record format KDA reads" in e
     e = error_of(server, f"CREATE STREAM k_bad (a INT) WITH ({with_options(moto, 'orders', partition_key='b')})")
     assert "k_bad" in e and "partition_key = 'b' names no column" in e
     assert "k_bad" not in {r[0] for r in server.query("SHOW STREAMS")}
@@ -251,7 +251,7 @@ def test_any_spark_source_passes_through(servers: Servers) -> None:
     e = error_of(server, "CREATE STREAM ticks (nope BIGINT) WITH (format = 'rate')")
     assert "ticks" in e and "format 'rate' has no column nope" in e
     e = error_of(server, "CREATE STREAM ticks (value BIGINT) WITH (format = 'rate', value_format = 'xml')")
-    assert "OJ125" in e and "ticks" in e and "the option value_format = 'xml' is not a record format KDA reads" in e
+    assert "OJ125" in e and "ticks" in e and "is not a record format KDA reads" in e
     server.execute(
         "CREATE STREAM ticks (value BIGINT) WITH (format = 'rate', rowsPerSecond = '5')",
         "CREATE STREAM ticks_out (value BIGINT)",
