@@ -276,7 +276,8 @@ def _find(doc: Any, path: str) -> Any:
 
 def _split_json(text: str) -> tuple[list[Any], bool]:
     decoder = json.JSONDecoder()
-    docs, i = [], 0
+    docs: list[Any] = []
+    i = 0
     while i < len(text):
         while i < len(text) and text[i].isspace():
             i += 1
@@ -309,7 +310,7 @@ def decode(payload: bytes, schema: Schema) -> list[Decoded]:
         for row in rows:
             paths = [_relative(c.mapping or "$." + c.name, row_path) for c in schema.columns]
             flat = next((p.split("[0:]")[0] + "[0:]" for p in paths if "[0:]" in p and not p.endswith("[0:]")), None)
-            elements = [None]
+            elements: list[Any] = [None]
             if flat is not None:
                 arr = _find(row, flat) if row is not _MISSING else _MISSING
                 elements = arr if isinstance(arr, list) and arr else [_MISSING]

@@ -339,7 +339,7 @@ def test_api_json_firehose_input_rows_of_an_array_joined_with_reloaded_reference
     send(first)
 
     def csv_rows() -> list[str]:
-        rows = []
+        rows: list[str] = []
         for blob in moto.objects("room-out", "out/"):
             rows.extend(line + "\n" for line in blob.decode().split("\n") if line)
         return sorted(rows)

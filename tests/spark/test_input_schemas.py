@@ -34,9 +34,9 @@ def random_schema(seed: int) -> Schema:
     rng = random.Random(seed)
     if rng.random() < 0.3:
         delimiter = rng.choice([",", "\t", "|", "::"])
-        columns = tuple(Column(f"c{i}", rng.choice(TYPES)) for i in range(rng.randint(1, 5)))
+        fields = tuple(Column(f"c{i}", rng.choice(TYPES)) for i in range(rng.randint(1, 5)))
         return Schema(RecordFormat("CSV", row_delimiter=rng.choice(["\n", "\r\n", "#"]), column_delimiter=delimiter),
-                      columns)  # fmt: skip
+                      fields)  # fmt: skip
     row_path = "$.records[0:]" if rng.random() < 0.25 else "$"
     flat = None if row_path != "$" or rng.random() < 0.5 else "$." + rng.choice(FIELDS) + "_list[0:]"
     columns: list[Column] = []
