@@ -20,6 +20,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -61,13 +63,32 @@ def lam():  # type: ignore[no-untyped-def]
     s.stop()
 
 
+class Servers:
+    """The module's server, with AWS's variables only; the last test kills it and starts another
+    on the same state directory."""
+
+    def __init__(self, state: Path, moto: Moto, lam: LambdaStandIn) -> None:
+        self.state = state
+        self.env = {**os.environ, **CREDENTIALS, "AWS_REGION": REGION, "AWS_ENDPOINT_URL": moto.endpoint,
+                    "AWS_ENDPOINT_URL_LAMBDA": lam.endpoint}  # fmt: skip
+        self.current = Server(state, env=self.env).start()
+
+    def kill_and_restart(self) -> Server:
+        self.current.kill()
+        self.current = Server(self.state, env=self.env).start()
+        return self.current
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, moto, lam):  # type: ignore[no-untyped-def]
-    env = {**os.environ, **CREDENTIALS, "AWS_REGION": REGION, "AWS_ENDPOINT_URL": moto.endpoint,
-           "AWS_ENDPOINT_URL_LAMBDA": lam.endpoint}  # fmt: skip
-    srv = Server(tmp_path_factory.mktemp("kdaserver") / "state", env=env).start()
-    yield srv
-    srv.stop()
+def servers(tmp_path_factory, moto, lam):  # type: ignore[no-untyped-def]
+    s = Servers(tmp_path_factory.mktemp("kdaserver") / "state", moto, lam)
+    yield s
+    s.current.stop()
+
+
+@pytest.fixture
+def server(servers):  # type: ignore[no-untyped-def]
+    return servers.current
 
 
 def overjoin_import(path: Path, *args: str) -> tuple[str, str]:
@@ -195,8 +216,6 @@ def test_cloudformation_yaml_application_with_preprocessor_outputs_and_error_str
     moto.put("clicks-staging", records, keys=[f"user{i % 7}" for i in range(len(records))])
     # A record two windows later closes the records' windows (a STEP window is emitted once the
     # watermark passes its end).
-    import time
-
     time.sleep(4.5)
     moto.put("clicks-staging", [{"user": {"id": "zz-late"}, "page": {"path": "/"}}], key="late")
 
@@ -403,6 +422,54 @@ def test_terraform_folder_application_with_preprocessor_into_lambda(server, moto
     assert all(set(c.event) == {"invocationId", "applicationArn", "records"} for c in calls)
     assert all(r["lambdaDeliveryRecordMetadata"] == {"retryHint": 0} for c in calls for r in c.event["records"])
     stop_pumps(server, "shop")
+
+
+def test_lambda_and_firehose_outputs_lose_nothing_across_kill_9(servers, moto, lam):
+    """sensor_alerts.yaml (a v2 application, two outputs of one in-application stream): readings are
+    sent while the server runs, while it is killed (`kill -9`) and after it is started again on the
+    same state directory; every alert (a reading with a positive value) must reach both the Lambda
+    function and the Firehose delivery stream, once or more: KDA's outputs were at least once, and so
+    are these (docs/server.md, "Outputs"). The module's last test: it replaces the server."""
+    delivered: list[int] = []
+    lock = threading.Lock()
+
+    def page_on_call(event: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            delivered.extend(json.loads(base64.b64decode(r["data"]))["reading_id"] for r in event["records"])
+        return {"records": [{"recordId": r["recordId"], "result": "Ok"} for r in event["records"]]}
+
+    lam.functions["page-on-call"] = page_on_call
+    moto.create("sensor-readings", shards=2)
+    moto.delivery_stream("alert-archive", "alerts", "archive/")
+    run(servers.current, overjoin_import(DEFINITIONS / "cloudformation" / "sensor_alerts.yaml")[0], "sensors")
+    total, per_batch = 400, 20
+    sent = threading.Event()
+
+    def feed() -> None:
+        for start in range(0, total, per_batch):
+            batch = [{"id": i, "reading": {"value": (i % 5) - 1.5, "sensor": f"s{i % 3}"}}
+                     for i in range(start, start + per_batch)]  # fmt: skip
+            moto.put("sensor-readings", batch, keys=[f"s{i % 3}" for i in range(start, start + per_batch)])
+            time.sleep(0.25)
+        sent.set()
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    # Killed once the alerts are flowing, while readings are still being sent.
+    wait_until(lambda: len(delivered) > 40, "the first alerts at the Lambda function")
+    servers.kill_and_restart()
+    feeder.join(120)
+    assert sent.is_set()
+    expected = {i for i in range(total) if (i % 5) - 1.5 > 0}
+
+    def archived() -> set[int]:
+        return {d["reading_id"] for d in concatenated_json(moto.objects("alerts", "archive/"))}
+
+    wait_until(lambda: expected <= set(delivered), "every alert at the Lambda function")
+    wait_until(lambda: expected <= archived(), "every alert in the delivery stream")
+    with lock:
+        assert set(delivered) == expected  # nothing else: at least once, never a wrong row
+    assert archived() == expected
 
 
 def _decimal(v: Any) -> Decimal:

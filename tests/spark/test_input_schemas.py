@@ -4,7 +4,7 @@ the same stream a Kinesis source with the schema is (the same decoder reads both
 table (replay) and as a stream. The rows must be the model's, value for value; the rows that do
 not read must be in error_stream, with KDA's error names, once each.
 
-Seeds: ``OVERJOIN_INPUT_SCHEMA_SEEDS`` (default 8).
+Seeds: ``OVERJOIN_INPUT_SCHEMA_SEEDS`` (default 6).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def model_value(v: Any) -> Any:
     return v.normalize() if isinstance(v, Decimal) else v
 
 
-@pytest.mark.parametrize("seed", range(count("OVERJOIN_INPUT_SCHEMA_SEEDS", 8)))
+@pytest.mark.parametrize("seed", range(count("OVERJOIN_INPUT_SCHEMA_SEEDS", 6)))
 def test_records_read_with_an_input_schema_are_the_models(spark, tmp_path: Path, seed: int) -> None:
     schema = random_schema(seed)
     records = make_records(schema, 25, seed=seed, bad=0.15)
