@@ -467,6 +467,12 @@ def step_floor(t: datetime, step: timedelta) -> datetime:
     return _EPOCH + timedelta(microseconds=micros - micros % size)
 
 
+def steps_since(t: datetime, origin: datetime, step: timedelta) -> int:
+    """KDA's ``FLOOR((t - TIMESTAMP origin) unit / n TO unit)``: the number of whole steps of ``n``
+    units from ``origin`` to ``t`` (negative before it); its window is ``origin + k * step``."""
+    return (t - origin) // step
+
+
 def unit_floor(t: datetime, unit: str) -> tuple[datetime, datetime]:
     """``FLOOR(t TO unit)`` in UTC and the start of the next unit: the window ``[start, end)``."""
     if unit == "SECOND":

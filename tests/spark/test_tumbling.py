@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException, ParseException
 
-from tests.reference_model import Row, step_floor, tumbling_groups, unit_floor
+from tests.reference_model import Row, step_floor, steps_since, tumbling_groups, unit_floor
 from tests.spark.streams import make_stream, run_stream
 
 T0 = datetime(2024, 3, 30, 22, 0, 0)  # a month end and a week end nearby
@@ -84,6 +84,49 @@ def test_floor_groups_over_a_table_match_the_model(spark, unit: str) -> None:
     assert got == model_rows(rows, lambda t: unit_floor(t, unit))
 
 
+UNIT = {"SECOND": SEC, "MINUTE": 60 * SEC, "HOUR": 3600 * SEC, "DAY": 86400 * SEC}
+
+
+def template_floor(origin: str, unit: str, n: int | None, alias: str = "s") -> str:
+    """KDA's template tumbling window, as its templates write it."""
+    step = f" / {n}" if n is not None else ""
+    return f"FLOOR(({alias}.ROWTIME - TIMESTAMP '{origin}') {unit}{step} TO {unit})"
+
+
+def template_model(rows: list[Row], origin: datetime, unit: str, n: int) -> list[tuple]:
+    """:func:`model_rows` of the template window: ``ws`` is the number of steps as an interval."""
+    size = n * UNIT[unit]
+    expected = model_rows(rows, lambda t: (origin + steps_since(t, origin, size) * size,) * 2)
+    return sorted(
+        (start + size, steps_since(start, origin, size) * UNIT[unit], k, count, total, latest)
+        for _, start, k, count, total, latest in expected
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kda_template_floor_groups_match_the_model(spark, seed: int) -> None:
+    """``GROUP BY k, FLOOR((s.ROWTIME - TIMESTAMP '1970-01-01 00:00:00') SECOND / 10 TO SECOND)``:
+    windows of n units aligned at the literal (docs/semantics.md §11); the same call in the select
+    list is the number of steps since the origin, an interval of the unit."""
+    rng = random.Random(200 + seed)
+    unit = rng.choice(["SECOND", "MINUTE", "HOUR", "DAY"])
+    n = rng.choice([1, 3, 10, 60])
+    origin = rng.choice([datetime(1970, 1, 1), T0 - 7 * SEC - timedelta(milliseconds=250), T0 + 3 * UNIT[unit]])
+    written = origin.strftime("%Y-%m-%d %H:%M:%S") + (
+        f".{origin.microsecond // 1000:03d}" if origin.microsecond else ""
+    )
+    rows = generated_rows(rng, 70, 40 * n * UNIT[unit])
+    table(spark, "tumble_t", rows)
+    floor = template_floor(written, rng.choice([unit, unit + "S"]), None if n == 1 and rng.random() < 0.5 else n)
+    got = sorted(tuple(r) for r in spark.sql(query("tumble_t", floor)).collect())
+    assert got == template_model(rows, origin, unit, n), floor
+    if origin == datetime(1970, 1, 1) and unit in ("SECOND", "MINUTE"):
+        # Aligned at the epoch, the windows are STEP's.
+        step = f"STEP(s.ROWTIME BY INTERVAL '{n}' {unit})"
+        same = sorted(tuple(r)[:1] + tuple(r)[2:] for r in spark.sql(query("tumble_t", step)).collect())
+        assert same == [g[:1] + g[2:] for g in got]
+
+
 def test_scalar_step_and_floor_outside_group_by(spark) -> None:
     rows = generated_rows(random.Random(7), 40, timedelta(days=40), nulls=False)
     rows.append({"id": 99, "k": 0, "v": 0, "ROWTIME": datetime(1969, 12, 31, 23, 59, 59, 500000)})
@@ -127,6 +170,9 @@ def test_stream_emits_each_closed_window_once_as_replay_does(spark, seed: int) -
     floor = rng.choice([f"STEP(s.ROWTIME BY {spelling})", f"STEP(ROWTIME BY {spelling})"])
     if size == 60 * SEC and rng.random() < 0.5:
         floor = "FLOOR(ROWTIME TO MINUTE)"
+    template = seed == 2  # KDA's template window: aligned at an origin of its own
+    if template:
+        floor = template_floor("2024-03-30 21:00:04", "SECOND", int(size / SEC))
     lateness = 20 * SEC
     rows = sorted(generated_rows(rng, 120, timedelta(minutes=6), nulls=False), key=lambda r: r["ROWTIME"])
     # Out of order, but never by more than the lateness: shuffle within 15-second buckets.
@@ -147,7 +193,11 @@ def test_stream_emits_each_closed_window_once_as_replay_does(spark, seed: int) -
         if floor.startswith("FLOOR")
         else (lambda t: (step_floor(t, size), step_floor(t, size) + size))
     )
-    expected = model_rows(rows, window)
+    expected = (
+        template_model(rows, datetime(2024, 3, 30, 21, 0, 4), "SECOND", int(size / SEC))
+        if template
+        else model_rows(rows, window)
+    )
     watermark = max(r["ROWTIME"] for r in rows) - lateness
     assert got == [g for g in expected if g[0] <= watermark], floor
     assert len(got) > len(expected) // 2  # only the windows within the lateness of the end stay open
@@ -237,6 +287,24 @@ def test_stream_join_then_tumbling_aggregation(spark, how: str) -> None:
             "'1 minute'",
         ),
         ("SELECT k FROM t GROUP BY k, STEP(BY INTERVAL '1' SECOND)", ParseException, "the time to floor", "BY"),
+        (
+            "SELECT k FROM t GROUP BY k, FLOOR((t.ROWTIME - TIMESTAMP '1970-01-01 00:00:00') SECOND / 10 TO MINUTE)",
+            ParseException,
+            "the difference is in SECONDS",
+            "MINUTE)",
+        ),
+        (
+            "SELECT k FROM t GROUP BY k, FLOOR((t.ROWTIME - TIMESTAMP '1970-01-01 00:00:00') MINUTE / 0 TO MINUTE)",
+            ParseException,
+            "a whole number of MINUTES above zero",
+            "0 TO",
+        ),
+        (
+            "SELECT k FROM t GROUP BY k, FLOOR((t.ROWTIME - DATE '1970-01-01') SECOND / 10 TO SECOND)",
+            ParseException,
+            "the difference of the time and a TIMESTAMP literal",
+            "DATE",
+        ),
         (
             "SELECT k FROM t GROUP BY k, FLOOR(ROWTIME TO HOUR), STEP(ROWTIME BY INTERVAL '1' MINUTE)",
             AnalysisException,

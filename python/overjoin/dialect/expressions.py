@@ -19,6 +19,7 @@ __all__ = [
     "OjSelect",
     "OjSubquery",
     "OjTable",
+    "TimeFloorSteps",
     "TimeStep",
     "Watermark",
     "WindowInterval",
@@ -73,6 +74,16 @@ class TimeStep(exp.Expression):
     :class:`WindowInterval` or a number literal."""
 
     arg_types = {"this": True, "by": True}
+
+
+class TimeFloorSteps(exp.Floor):
+    """Kinesis Data Analytics' template tumbling window
+    ``FLOOR((this - TIMESTAMP origin) unit / steps TO to)`` (docs/semantics.md §11): the number of
+    whole ``steps`` of ``unit`` since ``origin``, as an interval. A :class:`sqlglot.exp.Floor` with a
+    ``to``, so that it is a time floor wherever one is looked for; ``unit`` is the unit's word,
+    ``steps`` a number literal or absent (one)."""
+
+    arg_types = {"this": True, "origin": True, "unit": True, "steps": False, "to": True, "decimals": False}
 
 
 class StaggerWindow(exp.Expression):

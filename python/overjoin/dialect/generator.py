@@ -19,6 +19,7 @@ from overjoin.dialect.expressions import (
     OjSubquery,
     OjTable,
     StaggerWindow,
+    TimeFloorSteps,
     TimeStep,
     Watermark,
     WindowInterval,
@@ -132,6 +133,11 @@ class OverjoinGenerator(SparkGenerator):
         **SparkGenerator.TRANSFORMS,
         Duration: lambda self, e: e.name,
         TimeStep: lambda self, e: f"STEP({self.sql(e, 'this')} BY {self.sql(e, 'by')})",
+        TimeFloorSteps: lambda self, e: (
+            f"FLOOR(({self.sql(e, 'this')} - {self.sql(e, 'origin')}) {e.args['unit']}"
+            + (f" / {self.sql(e, 'steps')}" if e.args.get("steps") else "")
+            + f" TO {self.sql(e, 'to')})"
+        ),
         WindowInterval: _interval_sql,
         FrameBound: _bound_sql,
         JoinWindowSpec: _spec_sql,

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import datetime
+import re
 import typing as t
 
 from sqlglot import exp
 from sqlglot.parsers.spark import SparkParser
 from sqlglot.tokens import Token, TokenType
 
+from overjoin import intervals
 from overjoin.dialect.expressions import (
     OJ_RELATIONS,
     OjJoin,
     OjSelect,
     StaggerWindow,
+    TimeFloorSteps,
     TimeStep,
     Watermark,
 )
@@ -42,6 +46,29 @@ _NOT_AFTER_STREAM_KEYWORD = frozenset(
 _DURATION_START = frozenset({TokenType.NUMBER, TokenType.INTERVAL, TokenType.DASH, TokenType.VAR, TokenType.STRING})
 
 _IDENTIFIER_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
+
+
+# The units of KDA's template tumbling window (fixed lengths; plural spellings read as singular).
+_FIXED_UNITS = frozenset({"SECOND", "MINUTE", "HOUR", "DAY"})
+_EPOCH = datetime.datetime(1970, 1, 1)
+_TIMESTAMP_TEXT = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?")
+
+
+def _unit_of(token: Token) -> str:
+    return token.text.upper().removesuffix("S")
+
+
+def _epoch_micros(text: str) -> int | None:
+    """A TIMESTAMP literal's text as microseconds since the epoch, UTC (``TimeFloorParser.epochMicros``)."""
+    m = _TIMESTAMP_TEXT.fullmatch(text.strip())
+    if m is None:
+        return None
+    y, mo, d, h, mi, s, f = m.groups()
+    try:
+        when = datetime.datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0))
+    except ValueError:
+        return None
+    return (when - _EPOCH) // datetime.timedelta(microseconds=1) + int(((f or "") + "000000000")[:6])
 
 
 # Words a select list cannot start with (a SELECT STREAM block is overjoin's: these are its keywords).
@@ -76,6 +103,7 @@ class OverjoinParser(JoinWindowGrammar):
     FUNCTION_PARSERS = {
         **SparkParser.FUNCTION_PARSERS,
         "STEP": lambda self: self._parse_step(),
+        "FLOOR": lambda self: self._parse_floor(),
     }
 
     def _parse_step(self) -> exp.Expr:
@@ -104,6 +132,138 @@ class OverjoinParser(JoinWindowGrammar):
         _mark(node, "step", start)
         _mark(node, "by", by_token)
         return node
+
+    def _parse_floor(self) -> exp.Expr:
+        """``FLOOR(x)``, ``FLOOR(ts TO unit)`` as Spark's parser reads them, and KDA's template
+        tumbling window ``FLOOR((ts - TIMESTAMP '1970-01-01 00:00:00') SECOND / 10 TO SECOND)``
+        (:class:`TimeFloorSteps`), checked as ``TimeFloorParser.floorOfDifference`` checks it."""
+        found = self._floor_steps_tokens()
+        if found is None:
+            return self._parse_ceil_floor(exp.Floor)
+        close, unit_at, to_at, end = found
+        tokens = self._tokens
+        unit = _unit_of(tokens[unit_at])
+        minus = self._depth0(self._index + 1, close, TokenType.DASH)
+        open_token = self._curr
+        shape = (
+            "Expected the difference of the time and a TIMESTAMP literal, as in "
+            f"(ts - TIMESTAMP '1970-01-01 00:00:00') {unit}"
+        )
+        # The JVM's order: the step, TO, the difference, its literal, the unit after TO.
+        steps: exp.Expr | None = None
+        after = unit_at + 1
+        if after < to_at and tokens[after].token_type == TokenType.SLASH:
+            number = tokens[after + 1]
+            text = ""
+            if after + 1 < to_at and self.sql[number.start : number.start + 1].isdigit():
+                text = self.sql[number.start : intervals.number_run_end(self.sql, number.start)]
+            if not text.isdigit() or int(text) <= 0:
+                self.raise_error(f"Expected a whole number of {unit}S above zero (the step of the window)", number)
+            steps = exp.Literal.number(text)
+            after += 2
+        if after != to_at:
+            self.raise_error(
+                "Expected TO after the step, as in FLOOR((ts - TIMESTAMP '1970-01-01 00:00:00') SECOND / 10 TO SECOND)",
+                tokens[after],
+            )
+        start = self._index + 1
+        if minus is None or minus == start:
+            self.raise_error(shape, tokens[close if minus is None else minus])
+        assert minus is not None
+        literal = tokens[minus + 2] if minus + 2 < close else None
+        if (
+            tokens[minus + 1].text.upper() != "TIMESTAMP"
+            or literal is None
+            or literal.token_type != TokenType.STRING
+            or minus + 3 != close
+        ):
+            self.raise_error(shape, tokens[minus + 1])
+        assert literal is not None
+        if _epoch_micros(literal.text) is None:
+            self.raise_error(
+                "Expected a TIMESTAMP literal such as '1970-01-01 00:00:00' (the origin of the windows)", literal
+            )
+        to = tokens[to_at + 1] if to_at + 1 < end else tokens[end]
+        if to_at + 1 >= end or to.token_type not in _IDENTIFIER_TOKENS or _unit_of(to) != unit:
+            self.raise_error(f"Expected {unit}: the difference is in {unit}S, and is floored to whole {unit}S", to)
+        if to_at + 2 < end:
+            self.raise_error("Expected ')' after the unit", tokens[to_at + 2])
+        self._advance()
+        difference = self._parse_assignment()
+        if not isinstance(difference, exp.Sub) or not self._match(TokenType.R_PAREN):
+            self.raise_error(shape, tokens[minus])
+            return exp.Null()
+        while self._index < end:
+            self._advance()
+        node = self.expression(
+            TimeFloorSteps(
+                this=difference.this,
+                origin=difference.expression,
+                unit=unit,
+                steps=steps,
+                to=exp.var(to.text),
+            )
+        )
+        _mark(node, "floor", open_token)
+        _mark(node, "to", to)
+        return node
+
+    def _floor_steps_tokens(self) -> tuple[int, int, int, int] | None:
+        """When FLOOR's argument is ``( ... ) unit ... TO ...``: the indexes of that ``)``, of
+        the unit, of TO and of FLOOR's own ``)``; else None (any other FLOOR)."""
+        tokens, i = self._tokens, self._index
+        if i >= len(tokens) or tokens[i].token_type != TokenType.L_PAREN:
+            return None
+        if i + 1 < len(tokens) and tokens[i + 1].token_type in (TokenType.SELECT, TokenType.WITH, TokenType.VALUES):
+            return None
+        close = self._matching(i)
+        end = self._matching(i - 1) if close is not None else None
+        if close is None or end is None or close + 1 >= end:
+            return None
+        unit = tokens[close + 1]
+        if unit.token_type not in _IDENTIFIER_TOKENS or _unit_of(unit) not in _FIXED_UNITS:
+            return None
+        to = next(
+            (k for k in range(close + 2, end) if tokens[k].text.upper() == "TO" and self._depth(i - 1, k) == 1),
+            None,
+        )
+        if to is None:
+            return None
+        return close, close + 1, to, end
+
+    def _matching(self, at: int) -> int | None:
+        """The index of the ``)`` that closes the ``(`` at ``at``."""
+        depth = 0
+        for k in range(at, len(self._tokens)):
+            kind = self._tokens[k].token_type
+            if kind == TokenType.L_PAREN:
+                depth += 1
+            elif kind == TokenType.R_PAREN:
+                depth -= 1
+                if depth == 0:
+                    return k
+        return None
+
+    def _depth(self, at: int, k: int) -> int:
+        """How many parentheses opened from ``at`` are still open before token ``k``."""
+        depth = 0
+        for j in range(at, k):
+            kind = self._tokens[j].token_type
+            depth += 1 if kind == TokenType.L_PAREN else -1 if kind == TokenType.R_PAREN else 0
+        return depth
+
+    def _depth0(self, start: int, stop: int, kind: TokenType) -> int | None:
+        """The first token of ``kind`` in [start, stop) outside parentheses opened there."""
+        depth = 0
+        for k in range(start, stop):
+            token = self._tokens[k].token_type
+            if token == TokenType.L_PAREN:
+                depth += 1
+            elif token == TokenType.R_PAREN:
+                depth -= 1
+            elif token == kind and depth == 0:
+                return k
+        return None
 
     def _parse_description(self) -> exp.Expr:
         token = self._prev

@@ -9,6 +9,11 @@ package io.overjoin.model
  * after `BY`, of `stepNumber`); `FLOOR` truncates to the start of its `unit` in the session time
  * zone. Grouped by over a rowtime, either makes a tumbling window (rewritten by
  * [[io.overjoin.catalyst.analysis.RewriteTumblingAggregates]]).
+ *
+ * KDA's template form `FLOOR((ts - TIMESTAMP '1970-01-01 00:00:00') SECOND / 10 TO SECOND)` is a
+ * `FLOOR` with an `origin` (the timestamp, in microseconds since the epoch, UTC) and `stepMicros`
+ * (10 seconds): the number of whole steps since the origin, as an interval of `unit`; grouped by,
+ * a tumbling window of that step aligned at the origin.
  */
 final case class TimeFloorCall(
     start: Int,
@@ -16,7 +21,8 @@ final case class TimeFloorCall(
     text: String,
     stepMicros: Option[Long] = None,
     stepNumber: Option[String] = None,
-    unit: Option[String] = None) {
+    unit: Option[String] = None,
+    origin: Option[Long] = None) {
   def isStep: Boolean = function == "STEP"
 }
 

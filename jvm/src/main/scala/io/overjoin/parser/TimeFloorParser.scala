@@ -48,6 +48,7 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
   private def call(at: Int, sep: Int, close: Int): Found = {
     val fn = tokens(at).upper
     val text = c.text(at, close + 1)
+    if (fn == "FLOOR") floorOfDifference(at, sep, close, text).foreach(found => return found)
     if (sep == at + 2) c.syntax(sep, s"the time to floor before ${tokens(sep).upper}")
     if (sep + 1 >= close) c.syntax(close, if (fn == "STEP") TimeFloorParser.stepExpected(tokens(close)) else
       s"a unit (${TimeFloorCall.FloorUnits.mkString(", ")})")
@@ -80,6 +81,55 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
     TimeFloorCall(0, "STEP", text, stepMicros = Some(micros))
   }
 
+  /**
+   * KDA's template tumbling window, `FLOOR((ts - TIMESTAMP '1970-01-01 00:00:00') SECOND / 10 TO
+   * SECOND)`: the SQL standard's difference of two times in a unit (an interval), divided by a
+   * number of units and floored to whole units: the number of steps since the origin. Spark's
+   * parser reads it as `FLOOR((ts), 0)`:
+   * {{{
+   *   FLOOR((s.ROWTIME - TIMESTAMP '1970-01-01') SECOND / 10 TO SECOND)
+   *   FLOOR((s.ROWTIME                          )             ,  0     )
+   * }}}
+   * None when the argument is not `(...) unit`, which is then read as any FLOOR.
+   */
+  private def floorOfDifference(at: Int, sep: Int, close: Int, text: String): Option[Found] = {
+    val open = at + 2
+    if (!tokens(open).isSymbol("(") || c.opensSubquery(open, sep)) return None
+    val pc = c.close(open, sep)
+    if (pc + 1 >= sep || !TimeFloorParser.isFixedUnit(tokens(pc + 1))) return None
+    val unit = TimeFloorParser.unitOf(tokens(pc + 1))
+    var k = pc + 2
+    var steps = 1L
+    if (k < sep && tokens(k).isSymbol("/")) {
+      val n = tokens.lift(k + 1).filter(_ => k + 1 < sep)
+      val value = n.filter(_.kind == TokenKind.Number).flatMap(t => scala.util.Try(t.text.toLong).toOption).filter(_ > 0)
+      if (value.isEmpty) c.syntax(k + 1, s"a whole number of ${unit}S above zero (the step of the window)")
+      steps = value.get
+      k += 2
+    }
+    if (k != sep) c.syntax(k, "TO after the step, as in FLOOR((ts - TIMESTAMP '1970-01-01 00:00:00') SECOND / 10 TO SECOND)")
+    val minus = c.findAtDepth0(open + 1, pc)(j => tokens(j).isSymbol("-"))
+    val shape = "the difference of the time and a TIMESTAMP literal, as in (ts - TIMESTAMP '1970-01-01 00:00:00') " + unit
+    if (minus == open + 1 || minus >= pc) c.syntax(if (minus >= pc) pc else minus, shape)
+    if (!tokens(minus + 1).isWord("TIMESTAMP") || minus + 2 >= pc || tokens(minus + 2).kind != TokenKind.Str ||
+      minus + 3 != pc) c.syntax(minus + 1, shape)
+    val literal = tokens(minus + 2)
+    val origin = TimeFloorParser.epochMicros(c.unquote(literal.text)).getOrElse(
+      throw OverjoinErrors.syntaxDetail(c.span(literal), literal.text,
+        "a TIMESTAMP literal such as '1970-01-01 00:00:00' (the origin of the windows)"))
+    val to = tokens(sep + 1)
+    if (sep + 1 >= close || !TimeFloorParser.isFixedUnit(to) || TimeFloorParser.unitOf(to) != unit) {
+      c.syntax(sep + 1, s"$unit: the difference is in ${unit}S, and is floored to whole ${unit}S")
+    }
+    if (sep + 2 < close) c.syntax(sep + 2, "')' after the unit")
+    val replacements = Seq(Replacement(tokens(sep).start, ", "), Replacement(to.start, "0"))
+    val blanks = Seq((tokens(minus).start, literal.end), (tokens(pc + 1).start, tokens(sep - 1).end)) ++
+      (if (to.end > to.start + 1) Seq((to.start + 1, to.end)) else Nil)
+    val call = TimeFloorCall(tokens(at).start, "FLOOR", text, stepMicros = Some(steps * TimeFloorParser.micros(unit)),
+      unit = Some(unit), origin = Some(origin))
+    Some(Found(call, replacements, blanks))
+  }
+
   private def floor(sep: Int, close: Int, text: String): TimeFloorCall = {
     val u = tokens(sep + 1)
     val unit = u.upper.stripSuffix("S")
@@ -91,6 +141,33 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
 }
 
 private[parser] object TimeFloorParser {
+  private val Fixed = Set("SECOND", "MINUTE", "HOUR", "DAY")
+
+  def unitOf(t: Token): String = t.upper.stripSuffix("S")
+  def isFixedUnit(t: Token): Boolean = t.kind == TokenKind.Word && Fixed(unitOf(t))
+
+  def micros(unit: String): Long = unit match {
+    case "SECOND" => 1000000L
+    case "MINUTE" => 60000000L
+    case "HOUR" => 3600000000L
+    case _ => 86400000000L
+  }
+
+  /** A TIMESTAMP literal's text (`1970-01-01`, `1970-01-01 00:00:00[.f]`) as microseconds since the epoch, UTC. */
+  def epochMicros(s: String): Option[Long] = {
+    val m = """(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?""".r
+    s.trim match {
+      case m(y, mo, d, h, mi, sec, f) => scala.util.Try {
+        val t = java.time.LocalDateTime.of(y.toInt, mo.toInt, d.toInt, Option(h).map(_.toInt).getOrElse(0),
+          Option(mi).map(_.toInt).getOrElse(0), Option(sec).map(_.toInt).getOrElse(0),
+          Option(f).map(x => (x + "000000000").take(9).toInt).getOrElse(0))
+        val i = t.toInstant(java.time.ZoneOffset.UTC)
+        i.getEpochSecond * 1000000L + i.getNano / 1000L
+      }.toOption
+      case _ => None
+    }
+  }
+
   /**
    * What `STEP(ts BY ...)` takes, said at a token that is not it (a quoted value is the interval
    * without its INTERVAL: the fix is named).

@@ -134,7 +134,7 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
       throw OverjoinErrors.rowtimeNotTimestamp(a.origin, rt.name, f.call.text, rt.dataType.sql)
     }
     val tz = SQLConf.get.sessionLocalTimeZone
-    val start = Alias(f.floorOf(rt, tz), WindowStart)()
+    val start = Alias(f.startOf(rt, tz), WindowStart)()
     val end = Alias(f.endOf(rt, tz), WindowEnd)(explicitMetadata = Some(eventTimeMetadata(rt, a.child)))
     val project = Project(a.child.output :+ start :+ end, a.child)
     val (startAttr, endAttr) = (start.toAttribute, end.toAttribute)
@@ -145,8 +145,10 @@ object RewriteTumblingAggregates extends Rule[LogicalPlan] {
     } ++ Seq(endAttr, startAttr)
     val aggregates = a.aggregateExpressions.map { e =>
       outsideAggregates(e) {
+        // The window's STEP/FLOOR in the select list is its start; KDA's FLOOR((ts - TIMESTAMP ...)
+        // SECOND / n TO SECOND) is its number of steps since the origin, an interval.
         case g: TimeFloor if g.call.copy(start = 0, text = "") == f.call.copy(start = 0, text = "") &&
-          bind(g.child).semanticEquals(rt) => startAttr
+          bind(g.child).semanticEquals(rt) => if (g.call.origin.isDefined) g.floorOf(startAttr, tz) else startAttr
         case r: RowtimeReference if r.block == f.block => endAttr
       }.asInstanceOf[NamedExpression]
     }

@@ -81,13 +81,14 @@ object StreamOrderBy {
       case other => other
     }
     val order = s.order.map(o => o.transformDown {
-      case f: TimeFloor if startDef.exists(_.semanticEquals(f.floorOf(bound(f.child), tz))) => start
+      case f: TimeFloor if startDef.exists(_.semanticEquals(f.startOf(bound(f.child), tz))) =>
+        if (f.call.origin.isDefined) f.floorOf(start, tz) else start
       case f: TimeFloor => f.floorOf(end, tz)
       case _: RowtimeReference => end
     }.asInstanceOf[SortOrder])
     checkLeading(s, order, leadsWithTime = order.head.child match {
       case a: Attribute => a.exprId == start.exprId || a.exprId == end.exprId
-      case other => s.order.head.child.isInstanceOf[TimeFloor] && other.references.subsetOf(AttributeSet(end))
+      case other => s.order.head.child.isInstanceOf[TimeFloor] && other.references.subsetOf(AttributeSet(Seq(start, end)))
     })
     (expose(s.child, Seq(start, end)), order, None)
   }
