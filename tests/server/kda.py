@@ -1,8 +1,8 @@
-"""Published KDA and s-Server programs, run as printed through `overjoin server` (docs/semantics.md §10).
+"""KDA and s-Server programs, run as written through `overjoin server` (docs/semantics.md §10).
 
-A program is the text of a `.sql` file of `tests/corpus/programs/`, split into statements the way a
-SQL client splits a script (at `;` outside quotes and comments) and run one statement at a time
-over JDBC, exactly as written. What KDA configures outside SQL (its source streams: a Kinesis
+A program is the text of a `.sql` file of `tests/corpus/programs/` (ours, each in the style of a
+published program: see its README), split into statements the way a SQL client splits a script (at
+`;` outside quotes and comments) and run one statement at a time over JDBC, exactly as written. What KDA configures outside SQL (its source streams: a Kinesis
 stream's schema) is declared here, in the test, over a folder the test writes records into.
 """
 

@@ -1,0 +1,9 @@
+CREATE OR REPLACE STREAM "DESTINATION_SQL_STREAM" 
+  (flight VARCHAR(6), route VARCHAR(20), DELAY DOUBLE, fare DOUBLE);
+ 
+-- Pass the coastal routes through to the output. 
+CREATE OR REPLACE PUMP "STREAM_PUMP" AS 
+   INSERT INTO "DESTINATION_SQL_STREAM"  
+      SELECT STREAM flight_code, route, DELAY, fare
+      FROM "SOURCE_SQL_STREAM_001"
+      WHERE route SIMILAR TO '%COAST%';

@@ -1,9 +1,0 @@
-CREATE OR REPLACE STREAM "DESTINATION_SQL_STREAM" 
-  (symbol VARCHAR(4), sector VARCHAR(12), CHANGE DOUBLE, price DOUBLE);
- 
--- Create pump to insert into output. 
-CREATE OR REPLACE PUMP "STREAM_PUMP" AS 
-   INSERT INTO "DESTINATION_SQL_STREAM"  
-      SELECT STREAM ticker_symbol, sector, CHANGE, price
-      FROM "SOURCE_SQL_STREAM_001"
-      WHERE sector SIMILAR TO '%TECH%';

@@ -1,0 +1,9 @@
+CREATE OR REPLACE STREAM "DESTINATION_SQL_STREAM" (agent VARCHAR(32), product VARCHAR(16), major VARCHAR(8));
+
+-- Split a web client's user agent into its product name and major version.
+CREATE OR REPLACE PUMP "STREAM_PUMP" AS INSERT INTO "DESTINATION_SQL_STREAM"
+    SELECT STREAM P.AGENT, P.PARTS.COLUMN1, P.PARTS.COLUMN2
+    FROM 
+         (SELECT STREAM AGENT,
+             REGEX_LOG_PARSE(AGENT, '([A-Za-z]+)/([0-9]+)[.].*') AS PARTS
+             FROM SOURCE_SQL_STREAM_001) AS P;

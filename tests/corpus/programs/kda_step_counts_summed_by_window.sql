@@ -1,0 +1,33 @@
+-- Calls per support queue in two-minute windows. A call record can reach the
+-- stream late, so the first pump counts per window and per arrival window,
+-- and the second adds the partial counts of each window back together.
+CREATE OR REPLACE STREAM "PARTIAL_CALLS_STREAM" 
+    (QUEUE       VARCHAR(8), 
+    CALLWINDOW   TIMESTAMP, 
+    CALLCOUNT       DOUBLE);
+	            
+CREATE OR REPLACE STREAM "QUEUE_LOAD_STREAM" 
+    (QUEUE       VARCHAR(8), 
+    CALLWINDOW   TIMESTAMP, 
+    CALLCOUNT       DOUBLE);            
+	
+CREATE PUMP "PARTIAL_CALLS_PUMP" AS 
+    INSERT INTO "PARTIAL_CALLS_STREAM" ("QUEUE","CALLWINDOW", "CALLCOUNT")
+    SELECT STREAM
+        "QUEUE_NAME",
+        STEP("CALLS_SQL_STREAM_001"."ROWTIME" BY INTERVAL '2' MINUTE) as "CallWindow",
+        COUNT(*) AS "CallCount"
+    FROM "CALLS_SQL_STREAM_001"
+    GROUP BY
+        STEP("CALLS_SQL_STREAM_001".ROWTIME BY INTERVAL '2' MINUTE),
+        STEP("CALLS_SQL_STREAM_001"."APPROXIMATE_ARRIVAL_TIME" BY INTERVAL '2' MINUTE),
+        QUEUE_NAME;
+
+CREATE PUMP "QUEUE_LOAD_PUMP" AS 
+    INSERT INTO "QUEUE_LOAD_STREAM" ("QUEUE","CALLWINDOW", "CALLCOUNT")
+    SELECT STREAM
+        "QUEUE",
+        "CALLWINDOW",
+        SUM("CALLCOUNT") OVER W1 AS "CALLCOUNT"
+    FROM "PARTIAL_CALLS_STREAM"
+    WINDOW W1 AS (PARTITION BY "CALLWINDOW" RANGE INTERVAL '20' MINUTE PRECEDING);
