@@ -665,3 +665,15 @@ def stagger_windows(
                 start = r[rowtime]
             groups.setdefault((start + size, start, *k), []).append(r)
     return groups
+
+
+def stream_distinct(
+    rows: Sequence[Row], rowtime: str, key: Callable[[Row], tuple[Any, ...]]
+) -> list[tuple[datetime, tuple[Any, ...]]]:
+    """``SELECT STREAM DISTINCT`` (docs/semantics.md §15): of the rows with equal ``key`` (the select
+    items other than ROWTIME), the first in ``rows``' order, as ``(its rowtime, key)``. Over a table
+    the order is ROWTIME's (pass the rows sorted by it); on a stream, the order rows arrive in."""
+    seen: dict[tuple[Any, ...], datetime] = {}
+    for r in rows:
+        seen.setdefault(key(r), r[rowtime])
+    return [(t, k) for k, t in seen.items()]

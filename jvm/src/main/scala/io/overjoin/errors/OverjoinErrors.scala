@@ -108,6 +108,13 @@ object OverjoinErrors {
   def cursorFunctionInput(call: String, problem: String, fix: String): OverjoinAnalysisException =
     analysis("OVERJOIN_CURSOR_FUNCTION_INPUT", Origin(), "call" -> call, "problem" -> problem, "fix" -> fix)
 
+  def monotonicAfterWatermark(input: String, column: String, timedBy: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_MONOTONIC_AFTER_WATERMARK", org.apache.spark.sql.catalyst.trees.Origin(),
+      "input" -> input, "column" -> column, "timedBy" -> timedBy)
+
+  def distinctWithoutTime(origin: Origin, items: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_DISTINCT_WITHOUT_TIME", origin, "items" -> items)
+
   def streamOrderBy(origin: Origin, first: String): OverjoinAnalysisException =
     analysis("OVERJOIN_STREAM_ORDER_BY", origin, "first" -> first)
 

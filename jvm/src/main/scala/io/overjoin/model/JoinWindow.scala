@@ -36,7 +36,8 @@ final case class JoinWindow(
     partitionBy: Seq[String] = Nil,
     orderBy: Option[Seq[String]] = None,
     explicit: Boolean = true,
-    name: Option[String] = None) {
+    name: Option[String] = None,
+    monotonic: Boolean = false) {
 
   def sql: String = {
     val parts = Seq(

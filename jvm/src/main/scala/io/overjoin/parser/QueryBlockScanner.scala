@@ -214,11 +214,75 @@ final class QueryBlockScanner private (c: TokenCursor) {
           val names = parts.map(_.identifier)
           val input = if (names.size == 2) b.inputs.find(in => in.name.equalsIgnoreCase(names.head)) else b.inputs.headOption
           input.filter(in => in.window.forall(_.orderBy.isEmpty)).foreach { in =>
-            in.window = Some(in.window.getOrElse(JoinWindow.CurrentRow).copy(orderBy = Some(names)))
+            in.window = Some(in.window.getOrElse(JoinWindow.CurrentRow).copy(orderBy = Some(names), monotonic = true))
           }
         }
       }
       i += 1
+    }
+    // A GROUP BY item that is MONOTONIC(col) itself, or a subquery's column declared with
+    // MONOTONIC(...) there (`GROUP BY window_time` over `(SELECT STREAM MONOTONIC(...) AS
+    // window_time ...)`): the column is the time of the block's groups (docs/semantics.md §11).
+    val listEnd = c.findAtDepth0(group + 2, to)(k => tokens(k).isWordIn(QueryBlockScanner.GroupByListEnd))
+    items(group + 2, listEnd).foreach { case (s, e) =>
+      val declared: Option[(Option[String], String)] =
+        if (tokens(s).isWord("MONOTONIC") && s + 1 < e && tokens(s + 1).isSymbol("(") && c.close(s + 1, e) == e - 1) {
+          dottedName(s + 2, e - 1)
+        } else dottedName(s, e).filter { case (q, name) =>
+          inputFor(b, q).exists(in => monotonicColumns(in).exists(_.equalsIgnoreCase(name)))
+        }
+      declared.foreach { case (q, name) =>
+        inputFor(b, q).filter(in => in.window.forall(_.orderBy.isEmpty)).foreach { in =>
+          in.window = Some(in.window.getOrElse(JoinWindow.CurrentRow).copy(orderBy = Some(q.toSeq :+ name), monotonic = true))
+        }
+      }
+    }
+  }
+
+  /** The items of a list in tokens [from, to): ranges between depth-0 commas. */
+  private def items(from: Int, to: Int): Seq[(Int, Int)] = {
+    val out = ArrayBuffer.empty[(Int, Int)]
+    var s = from
+    while (s < to) {
+      val comma = c.findAtDepth0(s, to)(k => tokens(k).isSymbol(","))
+      if (comma > s) out += ((s, comma))
+      s = comma + 1
+    }
+    out.toSeq
+  }
+
+  /** Tokens [from, to) as `name` or `q.name`. */
+  private def dottedName(from: Int, to: Int): Option[(Option[String], String)] = to - from match {
+    case 1 if c.isName(tokens(from)) => Some((None, tokens(from).identifier))
+    case 3 if c.isName(tokens(from)) && tokens(from + 1).isSymbol(".") && c.isName(tokens(from + 2)) =>
+      Some((Some(tokens(from).identifier), tokens(from + 2).identifier))
+    case _ => None
+  }
+
+  /** The input a column qualified with `q` (or not: the block's only input) belongs to. */
+  private def inputFor(b: BlockBuilder, q: Option[String]): Option[InputBuilder] = q match {
+    case Some(name) => b.inputs.find(_.name.equalsIgnoreCase(name))
+    case None => if (b.inputs.size == 1) b.inputs.headOption else None
+  }
+
+  /** The columns a subquery input declares monotonic: its select items `MONOTONIC(...) [AS] name`. */
+  private def monotonicColumns(in: InputBuilder): Seq[String] = {
+    var at = tokens.indexWhere(_.start == in.relStart)
+    if (at >= 0 && tokens(at).isWord("STREAM")) at += 1
+    if (at < 0 || !c.opensSubquery(at, tokens.size) || !tokens(at + 1).isWord("SELECT")) return Nil
+    val close = c.close(at, tokens.size)
+    var start = at + 2
+    while (start < close && tokens(start).isWordIn(Set("STREAM", "DISTINCT", "ALL"))) start += 1
+    val from = c.findAtDepth0(start, close)(k => tokens(k).isWord("FROM"))
+    items(start, from).flatMap { case (s, e) =>
+      if (!tokens(s).isWord("MONOTONIC") || s + 1 >= e || !tokens(s + 1).isSymbol("(")) None
+      else {
+        val shut = c.close(s + 1, e)
+        if (shut == e - 1) dottedName(s + 2, shut).map(_._2)
+        else if (shut + 1 < e && c.isName(tokens(e - 1)) && (shut + 2 == e || (shut + 3 == e && tokens(shut + 1).isWord("AS")))) {
+          Some(tokens(e - 1).identifier)
+        } else None
+      }
     }
   }
 
@@ -335,6 +399,10 @@ final class QueryBlockScanner private (c: TokenCursor) {
 }
 
 object QueryBlockScanner {
+  /** Words that end a GROUP BY list. */
+  private[parser] val GroupByListEnd: Set[String] =
+    Set("HAVING", "ORDER", "LIMIT", "WINDOW", "UNION", "EXCEPT", "INTERSECT", "QUALIFY", "WINDOWED", "CLUSTER", "DISTRIBUTE", "SORT")
+
 
   /** Words a select list cannot start with in the streaming dialect (the validator's `_NOT_A_SELECT_ITEM`). */
   private val NotASelectItem = Set("ON", "USING", "JOIN", "INNER", "CROSS", "NATURAL", "OUTER")

@@ -23,10 +23,16 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
     if (!plan.exists(_.isInstanceOf[StreamJoinOutput])) return plan
     plan.transformUp {
       case p if !p.isInstanceOf[StreamJoinOutput] && !RewriteTumblingAggregates.waiting(p) && !staggerWaiting(p) &&
-        !sortOfStreamOrderBy(p) &&
+        !sortOfStreamOrderBy(p) && !groupingUnresolved(p) &&
         p.expressions.exists(_.exists(_.isInstanceOf[RowtimeReference])) =>
         bind(p)
     }
+  }
+
+  /** An aggregation whose GROUP BY is not resolved yet: it may group by the rowtime column itself. */
+  private def groupingUnresolved(p: LogicalPlan): Boolean = p match {
+    case a: Aggregate => a.groupingExpressions.exists(g => !g.resolved && !g.exists(_.isInstanceOf[RowtimeReference]))
+    case _ => false
   }
 
   /** A streaming block's ORDER BY: [[StreamOrderBy]] reads its `ROWTIME`s (a window's end after a tumbling window). */
@@ -48,9 +54,17 @@ object BindRowtimeReferences extends Rule[LogicalPlan] {
     // what reads it (a window function's node, an aggregation above) then keeps the watermark.
     // From the resolved children only: an unresolved column has no id yet.
     val below = p.children.filter(_.resolved).flatMap(_.output).map(a => a.exprId -> a).toMap
+    // Grouped by the input's rowtime column itself (GROUP BY MONOTONIC(col), docs/semantics.md
+    // §11), the block's ROWTIME is that column, by the name it is grouped by.
+    def grouped(a: Attribute): Attribute = p match {
+      case agg: Aggregate if !agg.groupingExpressions.exists(_.semanticEquals(a)) =>
+        val c = RewriteTumblingAggregates.canonical(a, outputs)
+        agg.groupingExpressions.collectFirst { case g: Attribute if g.semanticEquals(c) => g }.getOrElse(a)
+      case _ => a
+    }
     p.transformExpressions {
       case ref @ RowtimeReference(_, None, _) => bindIn(ref, outputs) match {
-        case a: Attribute => below.getOrElse(a.exprId, a)
+        case a: Attribute => grouped(below.getOrElse(a.exprId, a))
         case other => other
       }
       case ref: RowtimeReference => bindIn(ref, outputs)

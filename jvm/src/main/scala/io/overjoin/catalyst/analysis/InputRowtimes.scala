@@ -58,7 +58,7 @@ private[analysis] object InputRowtimes {
     }
     // A stream of CREATE STREAM ... WITH (lateness = '...') keeps its own (docs/semantics.md §10).
     val lateness = stream.flatMap(Streams.latenessMicros).getOrElse(latenessMicros)
-    val watermarked = if (child.isStreaming) watermark(child, rowtime, source, lateness) else child
+    val watermarked = if (child.isStreaming) watermark(child, rowtime, source, lateness, input.window.monotonic) else child
     val rt = watermarked.output.find(_.exprId == rowtime.exprId).get
     // A row without a rowtime is in no window at any time: it can neither match nor be emitted.
     val present = Filter(IsNotNull(rt), watermarked)
@@ -97,7 +97,8 @@ private[analysis] object InputRowtimes {
   }
 
   /** The stream's watermark on `rowtime`: its own declared one, or one with the session's lateness. */
-  private def watermark(child: LogicalPlan, rowtime: Attribute, source: String, latenessMicros: Long): LogicalPlan = {
+  private def watermark(child: LogicalPlan, rowtime: Attribute, source: String, latenessMicros: Long,
+      monotonic: Boolean): LogicalPlan = {
     val delayKey = EventTimeWatermark.delayKey
     val declared = child.output.filter(_.metadata.contains(delayKey))
     if (declared.exists(_.exprId == rowtime.exprId)) {
@@ -108,6 +109,9 @@ private[analysis] object InputRowtimes {
         case e: EventTimeWatermark if e.eventTime.exprId == rowtime.exprId =>
           e.copy(delay = new CalendarInterval(e.delay.months, e.delay.days, e.delay.microseconds + 1000L))
       }
+    } else if (declared.nonEmpty && monotonic) {
+      // Spark allows one watermark per stream, and this input's rows have theirs already.
+      throw OverjoinErrors.monotonicAfterWatermark(source, rowtime.name, declared.map(_.name).mkString(", "))
     } else if (declared.nonEmpty) {
       throw OverjoinErrors.orderByNotAColumnOf(org.apache.spark.sql.catalyst.trees.Origin(), source,
         s"${rowtime.name}, while the input's watermark is on ${declared.map(_.name).mkString(", ")} " +

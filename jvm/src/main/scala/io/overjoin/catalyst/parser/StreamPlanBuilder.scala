@@ -4,13 +4,13 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAlias, UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Divide, Expression, RLike, SortOrder, SubqueryExpression, WindowSpecDefinition}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Join, LogicalPlan, Project, SubqueryAlias, WithWindowDefinition}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Distinct, Join, LogicalPlan, Project, SubqueryAlias, WithWindowDefinition}
 import org.apache.spark.sql.catalyst.trees.{CurrentOrigin, TreeNode}
 import org.apache.spark.sql.overjoin.{KdaDivide, KdaTimeCall, SimilarTo}
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, SlidingLag, TimeFloor}
 import io.overjoin.catalyst.analysis.{ImplicitRowtime, SlidingFrames}
-import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode, StaggerInput, StreamJoinRoot, WindowedInput}
+import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode, StaggerInput, StreamDistinct, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.{OverjoinErrors, TextSpan}
 import io.overjoin.parser.QueryBlockScanner
 import io.overjoin.model.{RowtimeRef, ScanResult, SimilarToCall, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
@@ -45,6 +45,32 @@ import io.overjoin.model.{RowtimeRef, ScanResult, SimilarToCall, SlidingCall, Sl
  * }}}
  */
 object StreamPlanBuilder {
+
+  /**
+   * Which select items of a `SELECT STREAM DISTINCT` are the block's `ROWTIME` (unqualified, or
+   * qualified by the block's only input), a `STEP`/`FLOOR` of it, or `MONOTONIC(...)`.
+   */
+  private def distinctItems(d: StreamDistinct, b: StreamBlock, proj: Project): StreamDistinct = {
+    def strip(e: Expression): Expression = e match {
+      case a: Alias => strip(a.child)
+      case other => other
+    }
+    def isRowtime(e: Expression): Boolean = strip(e) match {
+      case RowtimeReference(id, q, _) => id == b.id && (q.isEmpty || b.inputs.size == 1)
+      case _ => false
+    }
+    val items = proj.projectList.zipWithIndex
+    val rowtimes = items.collect { case (e, i) if isRowtime(e) => i }
+    val floors = items.collect { case (e, i) if (strip(e) match {
+      case f: TimeFloor => isRowtime(f.child)
+      case _ => false
+    }) => i -> strip(e).asInstanceOf[TimeFloor].call }.toMap
+    val monotonic = items.collect { case (e, i) if (strip(e) match {
+      case f: UnresolvedFunction => f.nameParts.last.equalsIgnoreCase("MONOTONIC")
+      case _ => false
+    }) => i }
+    d.copy(rowtimeItems = rowtimes, floorItems = floors, monotonicItems = monotonic)
+  }
 
   /** `sqlText` is the user's statement, which `scan` was made of. */
   def attach(scan: ScanResult, plan: LogicalPlan, sqlText: String, toOriginal: Int => Int = identity,
@@ -126,6 +152,10 @@ object StreamPlanBuilder {
           wrapped += s
           val (b, in) = inputsAt(s)
           WindowedInput(b.id, in, in.cursorCall.map(CursorFunctionInput(_, n)).getOrElse(n))
+      }.transformDown {
+        // SELECT STREAM DISTINCT: KDA's (docs/semantics.md §15), ROWTIME left out of the comparison.
+        case Distinct(proj: Project) if startOf(proj).exists(selectStreamsAt.contains) =>
+          StreamDistinct(selectStreamsAt(startOf(proj).get).id, proj)
       }
       // KDA: every stream has a ROWTIME, a SELECT STREAM subquery's too, whether or not its select
       // list names it (docs/semantics.md §10). Read by a streaming block, such a subquery gets its
@@ -133,6 +163,7 @@ object StreamPlanBuilder {
       def implicitRowtime(q: LogicalPlan, plainToo: Boolean): LogicalPlan = q match {
         case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child, plainToo))
         case f: CursorFunctionInput => f.copy(child = implicitRowtime(f.child, plainToo))
+        case d: StreamDistinct => d.copy(child = implicitRowtime(d.child, plainToo))
         case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
           val b = selectStreamsAt(startOf(proj).get)
           proj.copy(projectList = proj.projectList :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
@@ -190,7 +221,10 @@ object StreamPlanBuilder {
             name -> spec.transformDown(ours).asInstanceOf[WindowSpecDefinition]
           })
       }
-      withRefs.transformDown {
+      val withDistinct = withRefs.transformDown {
+        case d @ StreamDistinct(id, proj: Project, Nil, _, _) => distinctItems(d, blocks(id), proj)
+      }
+      withDistinct.transformDown {
         case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, rewrite)
       }
     }
