@@ -841,6 +841,59 @@ def test_kda_top_k_items_program(server: Server) -> None:
     assert sorted(server.query(query)) == expected
 
 
+GUIDE = {1: "news", 2: "news", 3: "sport", 4: "film", 5: "film", 6: "kids", 7: "music"}  # 8 is in no guide
+
+
+def test_kda_top_k_of_joined_reference_then_threshold_program(server: Server) -> None:
+    """`TOP_K_ITEMS_TUMBLING` whose cursor joins the stream with a reference table
+    (`SELECT STREAM * FROM "SOURCE_SQL_STREAM_001" JOIN GUIDE as g ON ...`), into a two-column
+    stream by `SELECT STREAM *` (the relation has one ROWTIME, left out by KDA's rule for filling a
+    target), then a pump reading that stream through a plain `SELECT` subquery without an alias and
+    filtering it: as in an AWS sample that ranks viewed categories and triggers on the busy ones.
+    The model joins and counts the generated records per window with `Counter`."""
+    folder = server.state_dir.parent / "top_k_joined"
+    guide = server.state_dir.parent / "guide"
+    guide.mkdir(parents=True, exist_ok=True)
+    (guide / "guide.csv").write_text("".join(f"{c},{g}\n" for c, g in GUIDE.items()))
+    run(
+        server,
+        "top_k_joined",
+        [
+            'CREATE STREAM "SOURCE_SQL_STREAM_001" ("channel" INTEGER, "viewer" VARCHAR(8)) '
+            f"WITH (format = 'json', path = '{folder}')",
+            f"CREATE TABLE GUIDE (`channel` INT, `genre` STRING) USING csv OPTIONS (path '{guide}')",
+        ],
+        program("kda_top_k_of_joined_reference_then_threshold.sql"),
+    )
+    rnd = random.Random(5900)
+    t = at("10:00:00")
+    records = []
+    for _ in range(700):
+        t += timedelta(milliseconds=rnd.randint(300, 2500))
+        records.append({"ROWTIME": iso_micros(t), "channel": rnd.choices(range(1, 9), weights=[6, 3, 5, 4, 2, 3, 1, 2])[0],
+                        "viewer": f"v{rnd.randint(0, 50)}"})  # fmt: skip
+    last = datetime.strptime(records[-1]["ROWTIME"], "%Y-%m-%dT%H:%M:%S.%fZ")
+    flush = {"ROWTIME": iso(last + timedelta(hours=1)), "channel": 8, "viewer": "flush"}
+    write_rows(folder, "records", [*records, flush])
+    windows: dict[datetime, Counter] = {}
+    for r in records:
+        counts = windows.setdefault(window_end(r, 300), Counter())
+        if r["channel"] in GUIDE:
+            counts[GUIDE[r["channel"]]] += 1
+    top = sorted(
+        (end, genre, n)
+        for end, counts in windows.items()
+        for genre, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
+    )
+    busy = sorted(row for row in top if row[2] > 30)
+    assert len(windows) > 3 and 0 < len(busy) < len(top)
+    totals = "SELECT ROWTIME, `genre`, `numOfTunes` FROM top_k_joined.CHANNEL_TOTALS"
+    triggered = "SELECT ROWTIME, `genre`, `numOfTunes` FROM top_k_joined.BUSY_GENRES"
+    wait_until(lambda: len(server.query(triggered)) >= len(busy), what="every busy genre of every window")
+    assert sorted(server.query(totals)) == top
+    assert sorted(server.query(triggered)) == busy
+
+
 def test_kda_count_distinct_items_program(server: Server) -> None:
     """`SELECT STREAM * FROM TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(...), 'CLIENT_ID', 120))` in
     a pump, as in the reference's COUNT_DISTINCT_ITEMS_TUMBLING example 1: per two-minute window,

@@ -88,6 +88,30 @@ def test_a_stream_emits_each_window_once_the_watermark_passes_its_end(spark):
     assert len(set(emitted)) == len(emitted) and len(emitted) >= 9  # three windows of three at least
 
 
+NAMES = {"A": "alpha", "B": "beta", "C": "gamma", "D": "delta", "E": "alpha"}  # F and G have no name
+
+
+@pytest.mark.streaming
+def test_over_a_stream_joined_with_a_table_star_gives_rowtime_once(spark):
+    """The cursor's query joins the stream with reference data (AWS's top-K-of-joined-views
+    application): the relation still has one ROWTIME, so ``SELECT STREAM *`` fills a two-column
+    target by KDA's rule (ROWTIME, ITEM, ITEM_COUNT), the query's join staying inside the cursor."""
+    rows = generated(6, 300)
+    make_stream(spark, "topk_s0", SCHEMA)
+    spark.createDataFrame(sorted(NAMES.items()), "sym STRING, name STRING").createOrReplaceTempView("topk_names")
+    named = [{**r, "name": NAMES.get(r["sym"])} for r in rows if r["sym"] in NAMES]
+    sql = (
+        "SELECT STREAM * FROM TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(SELECT STREAM * FROM {src} AS t "
+        "JOIN topk_names AS n ON t.sym = n.sym), 'name', 2, 20))"
+    )
+    assert spark.sql(sql.format(src="STREAM topk_s0")).columns == ["ROWTIME", "ITEM", "ITEM_COUNT"]
+    batches = [rows[i : i + 50] for i in range(0, len(rows), 50)]
+    src = make_stream(spark, "topk_s", SCHEMA)
+    run = run_stream(spark, sql.format(src="STREAM topk_s"), [{"topk_s": b} for b in batches], {"topk_s": src})
+    last = max(r["ROWTIME"] for r in rows)
+    assert sorted(tuple(r) for r in run.rows) == [g for g in model(named, "name", 2, 20) if g[0] < last]
+
+
 @pytest.mark.streaming
 def test_a_stream_restarted_from_its_checkpoint_loses_and_repeats_no_window(spark):
     rows = generated(3, 300)

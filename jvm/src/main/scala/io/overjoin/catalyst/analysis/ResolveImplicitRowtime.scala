@@ -1,5 +1,6 @@
 package io.overjoin.catalyst.analysis
 
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, LeafExpression, Unevaluable}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -24,8 +25,10 @@ object ResolveImplicitRowtime extends Rule[LogicalPlan] {
     case p: Project if p.child.resolved && p.projectList.exists(isPlaceholder) =>
       val named = p.child.output.filter(_.name.equalsIgnoreCase("ROWTIME"))
       val column = named.find(_.name == "ROWTIME").orElse(named.headOption)
+      // By name, resolved by Spark with the rest of the list: the FROM may still change (a stream
+      // table read as a table is sent back to be read as a stream, with new column ids).
       p.copy(projectList = p.projectList.flatMap {
-        case a if isPlaceholder(a) => column.toSeq
+        case a if isPlaceholder(a) => column.map(c => UnresolvedAttribute(Seq(c.name))).toSeq
         case other => Seq(other)
       })
   }

@@ -66,7 +66,7 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
     // `s.*` give ROWTIME once, as a KDA stream's do (docs/semantics.md §4); `s.ROWTIME` is the same.
     val ownRowtime: Option[Attribute] = (inputs, time) match {
       case (Seq(only), a: Attribute) if a.exprId == only.rowtime.exprId && a.name.equalsIgnoreCase("ROWTIME") &&
-          !root.child.exists(n => n.isInstanceOf[Join] || n.isInstanceOf[TableInput]) => Some(a)
+          !joinsOrTables(root.child) => Some(a)
       case _ => None
     }
     val qualifier = ownRowtime.map(_.qualifier).getOrElse(Nil)
@@ -86,6 +86,13 @@ object RewriteWindowedJoins extends Rule[LogicalPlan] with PredicateHelper {
   }
 
   private val TimestampType = org.apache.spark.sql.types.TimestampType
+
+  /** Whether the block's own FROM clause joins or reads a table: not what its inputs' queries do inside. */
+  private def joinsOrTables(p: LogicalPlan): Boolean = p match {
+    case _: TableInput | _: Join => true
+    case _: RowtimeInput => false
+    case other => other.children.exists(joinsOrTables)
+  }
 
   /**
    * Rebuilds `plan` (a join tree of [[RowtimeInput]]s, maybe under Spark's USING projections)
