@@ -164,6 +164,13 @@ object StreamPlanBuilder {
         case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child, plainToo))
         case f: CursorFunctionInput => f.copy(child = implicitRowtime(f.child, plainToo))
         case d: StreamDistinct => d.copy(child = implicitRowtime(d.child, plainToo))
+        // A WINDOW clause (a sliding window's named window) sits above the select list.
+        case w: WithWindowDefinition => w.copy(child = implicitRowtime(w.child, plainToo))
+        // An aggregation: its ROWTIME is the window's end (a tumbling or stagger window, §11, §13).
+        case agg: Aggregate if ownBlock(agg).exists(b => selectStreamsAt.get(b.selectStart).contains(b)) &&
+            !agg.aggregateExpressions.exists(namesRowtime) && agg.groupingExpressions.exists(g => startOf(g).exists(floorsAt.contains)) =>
+          val b = ownBlock(agg).get
+          agg.copy(aggregateExpressions = agg.aggregateExpressions :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
         case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
           val b = selectStreamsAt(startOf(proj).get)
           proj.copy(projectList = proj.projectList :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
@@ -172,6 +179,8 @@ object StreamPlanBuilder {
           proj.copy(projectList = proj.projectList :+ Alias(ImplicitRowtime(), "ROWTIME")())
         case other => other
       }
+      // The block whose FROM an aggregation reads: that of the first join input below it.
+      def ownBlock(agg: Aggregate): Option[StreamBlock] = agg.child.collectFirst { case w: WindowedInput => blocks(w.block) }
       val withImplicit = if (selectStreamsAt.isEmpty) withInputs else withInputs.transformDown {
         case w: WindowedInput if !implicitDone.contains(w.input.start) =>
           implicitDone += w.input.start

@@ -1,0 +1,93 @@
+"""A ``SELECT STREAM`` subquery read by another block has a ``ROWTIME`` whether or not its select
+list names it (docs/semantics.md §10): behind a ``WINDOW`` clause (a sliding window's named window,
+as in KDA's throttled-alerts program of the developer guide, which counts per key over a sliding
+window in a subquery and filters the counts outside it) and in a tumbling aggregation (its
+``ROWTIME`` the window's end). The oracle counts by brute force over the generated rows."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.reference_model import Row, step_floor
+from tests.spark.streams import make_stream, run_stream
+
+T0 = datetime(2024, 8, 1, 12, 0, 0)
+SCHEMA = "id INT, ticker STRING, ROWTIME TIMESTAMP"
+
+THROTTLED = (
+    'SELECT STREAM ROWTIME, "ticker", "n" FROM (\n'
+    '  SELECT STREAM "ticker", COUNT(*) OVER W1 AS "n"\n'
+    "  FROM {src}\n"
+    "  WINDOW W1 AS (PARTITION BY \"ticker\" RANGE INTERVAL '10' SECOND PRECEDING)\n"
+    ') AS s WHERE "n" > 2'
+)
+
+PER_WINDOW = (
+    "SELECT STREAM ROWTIME, ticker, n FROM (SELECT STREAM ticker, COUNT(*) AS n FROM {src} AS t "
+    "GROUP BY ticker, STEP(t.ROWTIME BY INTERVAL '15' SECOND)) AS c WHERE n > 1"
+)
+
+
+def rows_of(seed: int, n: int) -> list[Row]:
+    rng = random.Random(seed)
+    t = T0
+    rows = []
+    for i in range(n):
+        t += timedelta(milliseconds=rng.randint(200, 3000))  # distinct rowtimes
+        rows.append({"id": i, "ticker": rng.choice("XYZ"), "ROWTIME": t})
+    return rows
+
+
+def throttled_model(rows: list[Row]) -> list[tuple]:
+    out = []
+    for r in rows:
+        n = sum(
+            1
+            for o in rows
+            if o["ticker"] == r["ticker"] and r["ROWTIME"] - timedelta(seconds=10) <= o["ROWTIME"] <= r["ROWTIME"]
+        )
+        if n > 2:
+            out.append((r["ROWTIME"], r["ticker"], n))
+    return sorted(out)
+
+
+def per_window_model(rows: list[Row]) -> list[tuple]:
+    size = timedelta(seconds=15)
+    counts = Counter((step_floor(r["ROWTIME"], size) + size, r["ticker"]) for r in rows)
+    return sorted((end, k, n) for (end, k), n in counts.items() if n > 1)
+
+
+def test_over_tables(spark: Any) -> None:
+    rows = rows_of(1, 120)
+    spark.createDataFrame(rows, SCHEMA).createOrReplaceTempView("sub_t")
+    spark.conf.set("spark.sql.ansi.doubleQuotedIdentifiers", "true")
+    try:
+        got = sorted(tuple(r) for r in spark.sql(THROTTLED.format(src='"sub_t"')).collect())
+    finally:
+        spark.conf.unset("spark.sql.ansi.doubleQuotedIdentifiers")
+    assert got == throttled_model(rows) and got
+    got = sorted(tuple(r) for r in spark.sql(PER_WINDOW.format(src="sub_t")).collect())
+    assert got == per_window_model(rows) and got
+
+
+@pytest.mark.streaming
+def test_on_a_stream(spark: Any) -> None:
+    rows = rows_of(2, 150)
+    batches = [rows[i : i + 30] for i in range(0, len(rows), 30)]
+    src = make_stream(spark, "sub_s", SCHEMA)
+    spark.conf.set("spark.sql.ansi.doubleQuotedIdentifiers", "true")
+    try:
+        run = run_stream(spark, THROTTLED.format(src="STREAM sub_s"), [{"sub_s": b} for b in batches], {"sub_s": src})
+    finally:
+        spark.conf.unset("spark.sql.ansi.doubleQuotedIdentifiers")
+    last = rows[-1]["ROWTIME"]
+    # A row leaves once the watermark (the latest rowtime) passes it: all but the last.
+    assert sorted(tuple(r) for r in run.rows) == [g for g in throttled_model(rows) if g[0] < last]
+    src2 = make_stream(spark, "sub_s2", SCHEMA)
+    run = run_stream(spark, PER_WINDOW.format(src="STREAM sub_s2"), [{"sub_s2": b} for b in batches], {"sub_s2": src2})
+    assert sorted(tuple(r) for r in run.rows) == [g for g in per_window_model(rows) if g[0] <= last]
