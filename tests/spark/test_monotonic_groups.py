@@ -163,3 +163,23 @@ def test_group_by_monotonic_of_a_column(dq: Any) -> None:
     got = sorted(tuple(r) for r in dq.sql(sql).collect())
     ends = Counter(step_floor(r["ROWTIME"], timedelta(seconds=10)) for r in rows)
     assert got == sorted((e, e, n) for e, n in ends.items())
+
+
+@pytest.mark.streaming
+def test_a_plain_subquery_gives_its_watermark_up_to_the_column_declared_monotonic(dq: Any) -> None:
+    """``GROUP BY STEP(MONOTONIC(o."order_date") BY ...)`` over ``(SELECT STREAM * FROM ...) AS o``:
+    the subquery only passes rows on, so its watermark moves to the declared column."""
+    rows = [{**r, "ROWTIME": T0 + timedelta(seconds=i)} for i, r in enumerate(order_rows(random.Random(5), 80))]
+    batches = [rows[i : i + 10] for i in range(0, len(rows), 10)]
+    src = make_stream(dq, "orders_q", ORDERS_SCHEMA + ", ROWTIME TIMESTAMP")
+    sql = (
+        'SELECT STREAM STEP(MONOTONIC(o."order_date") BY INTERVAL \'6\' HOUR) AS "day_part", COUNT(*) AS "orders" '
+        'FROM (SELECT STREAM * FROM STREAM orders_q WHERE "amount" > 5) AS o '
+        "GROUP BY STEP(MONOTONIC(o.\"order_date\") BY INTERVAL '6' HOUR)"
+    )
+    run = run_stream(dq, sql, [{"orders_q": b} for b in batches], {"orders_q": src})
+    size = timedelta(hours=6)
+    counts = Counter(step_floor(r["order_date"], size) for r in rows if r["amount"] > 5)
+    latest = max(r["order_date"] for r in rows)
+    assert sorted(tuple(r) for r in run.rows) == sorted((w, n) for w, n in counts.items() if w + size <= latest)
+    assert len(run.rows) >= 3

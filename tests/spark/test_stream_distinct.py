@@ -200,3 +200,63 @@ def test_plain_select_distinct_is_spark_s(spark) -> None:
     table(spark, rows)
     got = spark.sql("SELECT DISTINCT ROWTIME, player FROM dist_t").collect()
     assert len(got) == len({(r["ROWTIME"], r["player"]) for r in rows})
+
+
+DISTINCT_COUNTS = (
+    "SELECT STREAM STEP(s.ROWTIME BY INTERVAL '20' SECOND) AS w, player, COUNT(*) AS n, "
+    "COUNT(DISTINCT event) AS events, COUNT(DISTINCT event, id % 2) AS pairs, MAX(DISTINCT id) AS top "
+    "FROM {source} AS s GROUP BY player, STEP(s.ROWTIME BY INTERVAL '20' SECOND)"
+)
+
+
+def distinct_counts_model(rows: list[Row]) -> list[tuple]:
+    size = timedelta(seconds=20)
+    groups: dict[tuple, list[Row]] = {}
+    for r in rows:
+        groups.setdefault((step_floor(r["ROWTIME"], size), r["player"]), []).append(r)
+    return sorted(
+        (
+            w,
+            p,
+            len(g),
+            len({r["event"] for r in g if r["event"] is not None}),
+            len({(r["event"], r["id"] % 2) for r in g if r["event"] is not None}),
+            max(r["id"] for r in g),
+        )
+        for (w, p), g in groups.items()
+    )
+
+
+def with_nulls(rows: list[Row]) -> list[Row]:
+    return [{**r, "event": None} if r["id"] % 7 == 0 else r for r in rows]
+
+
+def test_count_distinct_per_window_over_a_table(spark) -> None:
+    rows = with_nulls(generated_rows(random.Random(31), 150, timedelta(minutes=2)))
+    table(spark, rows)
+    got = sorted(tuple(r) for r in spark.sql(DISTINCT_COUNTS.format(source="dist_t")).collect())
+    assert got == distinct_counts_model(rows)
+
+
+@pytest.mark.streaming
+def test_count_distinct_per_window_on_a_stream(spark) -> None:
+    """``COUNT(DISTINCT "userId")`` per tumbling window, as KDA applications count unique users
+    (Spark's streaming aggregation has no distinct aggregates: the window's set of values is kept)."""
+    rows = with_nulls(generated_rows(random.Random(32), 150, timedelta(minutes=2)))
+    batches = [rows[i : i + 30] for i in range(0, len(rows), 30)]
+    src = make_stream(spark, "dist_n", SCHEMA)
+    run = run_stream(
+        spark, DISTINCT_COUNTS.format(source="STREAM dist_n"), [{"dist_n": b} for b in batches], {"dist_n": src}
+    )
+    last = rows[-1]["ROWTIME"]
+    expected = [g for g in distinct_counts_model(rows) if g[0] + timedelta(seconds=20) <= last]
+    assert sorted(tuple(r) for r in run.rows) == expected and len(expected) >= 4
+
+
+def test_plain_spark_streaming_distinct_aggregates_stay_refused(spark) -> None:
+    """Plain Spark SQL over a stream keeps Spark's answer: distinct aggregations are refused."""
+    make_stream(spark, "dist_p", SCHEMA)
+    with pytest.raises(AnalysisException, match="Distinct aggregations"):
+        spark.sql("SELECT player, COUNT(DISTINCT event) FROM dist_p GROUP BY player").writeStream.format(
+            "memory"
+        ).queryName("never_distinct").outputMode("complete").start()

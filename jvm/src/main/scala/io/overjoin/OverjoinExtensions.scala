@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.classic.{SparkSession => ClassicSession}
 import org.apache.spark.sql.overjoin.WindowedJoinStrategy
 
-import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveCurrentRowTimestamp, ResolveImplicitRowtime, ResolveStreamJoinInputs, RewriteCursorFunctions, RewriteSlidingWindows, RewriteStaggerWindows, RewriteStreamDistinct, RewriteTumblingAggregates, RewriteWindowedJoins}
+import io.overjoin.catalyst.analysis.{AddSourceStreamColumns, ApplyOrderedEmit, BindRowtimeReferences, RemoveStreamJoinMarkers, ResolveCurrentRowTimestamp, ResolveImplicitRowtime, ResolveStreamJoinInputs, RewriteCursorFunctions, RewriteSlidingWindows, RewriteStaggerWindows, RewriteStreamDistinct, RewriteStreamingDistinctAggregates, RewriteTumblingAggregates, RewriteWindowedJoins}
 import io.overjoin.catalyst.optimizer.NumberWindowedJoins
 import io.overjoin.catalyst.parser.OverjoinSqlParser
 import io.overjoin.config.OverjoinConf
@@ -55,6 +55,8 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectResolutionRule { _ => BindRowtimeReferences }
     // SELECT STREAM DISTINCT (docs/semantics.md §15), once its select list is resolved.
     extensions.injectResolutionRule { _ => RewriteStreamDistinct }
+    // COUNT(DISTINCT x) per window of a stream: the window's set of values (docs/semantics.md §11).
+    extensions.injectResolutionRule { _ => RewriteStreamingDistinctAggregates }
     // Sliding windows (window functions over a stream, docs/semantics.md §12) after ROWTIME is
     // bound (their order is the block's rowtime) and in the resolution batch, once Spark has made
     // its Window node: Spark's check for streaming queries, which runs on the analyzed plan, refuses

@@ -9,7 +9,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
 
-import io.overjoin.catalyst.plans.logical.{RowsWindow, RowtimeInput, TableInput, WindowedInput}
+import io.overjoin.catalyst.plans.logical.{RowsWindow, RowtimeInput, StreamJoinOutput, TableInput, WindowedInput}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.model.{RowsFrame, WindowTvf}
@@ -110,8 +110,13 @@ private[analysis] object InputRowtimes {
           e.copy(delay = new CalendarInterval(e.delay.months, e.delay.days, e.delay.microseconds + 1000L))
       }
     } else if (declared.nonEmpty && monotonic) {
-      // Spark allows one watermark per stream, and this input's rows have theirs already.
-      throw OverjoinErrors.monotonicAfterWatermark(source, rowtime.name, declared.map(_.name).mkString(", "))
+      // Spark allows one watermark per stream, and this input's rows have theirs already: a query
+      // that only projects and filters them gives it up to the column declared MONOTONIC
+      // (docs/semantics.md §11); one that holds state by it (a window, a join) keeps it.
+      withoutWatermarks(child) match {
+        case Some(plain) => EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain)
+        case None => throw OverjoinErrors.monotonicAfterWatermark(source, rowtime.name, declared.map(_.name).mkString(", "))
+      }
     } else if (declared.nonEmpty) {
       throw OverjoinErrors.orderByNotAColumnOf(org.apache.spark.sql.catalyst.trees.Origin(), source,
         s"${rowtime.name}, while the input's watermark is on ${declared.map(_.name).mkString(", ")} " +
@@ -119,6 +124,16 @@ private[analysis] object InputRowtimes {
     } else {
       EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), child)
     }
+  }
+
+  /** `p` without its watermarks, when nothing between them and `p`'s top keeps state; else None. */
+  private def withoutWatermarks(p: LogicalPlan): Option[LogicalPlan] = p match {
+    case e: EventTimeWatermark => Some(e.child)
+    case _: Project | _: Filter | _: SubqueryAlias | _: StreamJoinOutput =>
+      val children = p.children.map(withoutWatermarks)
+      if (children.forall(_.isDefined)) Some(p.withNewChildren(children.map(_.get))) else None
+    case other if !other.exists(_.isInstanceOf[EventTimeWatermark]) => Some(other)
+    case _ => None
   }
 
   /**
