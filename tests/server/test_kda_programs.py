@@ -441,6 +441,11 @@ SOURCES: dict[str, list[str]] = {
     "kda_random_cut_forest_sorted_by_score.sql": [SPINDLE_SOURCE],
     "kda_top_k_items_tumbling.sql": [CLICKS_SOURCE],
     "kda_count_distinct_items_tumbling.sql": [CLICKS_SOURCE],
+    "kda_top_k_of_joined_reference_then_threshold.sql": [
+        'CREATE STREAM "SOURCE_SQL_STREAM_001" ("channel" INTEGER, "viewer" VARCHAR(8)) '
+        "WITH (format = 'json', path = '{folder}/s')",
+        "CREATE TABLE GUIDE (`channel` INT, `genre` STRING) USING csv OPTIONS (path '{folder}/p')",
+    ],
     "app.sql": [],
 }
 

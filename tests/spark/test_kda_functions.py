@@ -171,21 +171,26 @@ def test_tsdiff_on_generated_timestamps_and_millis(spark) -> None:
 
 def test_unix_timestamp_and_to_timestamp_are_millis_in_a_streaming_block(spark) -> None:
     """KDA's UNIX_TIMESTAMP(ts) and TO_TIMESTAMP(ms) count milliseconds; in a streaming block
-    (SELECT STREAM) they are KDA's. Elsewhere, and with other argument types, Spark's (seconds)."""
+    (SELECT STREAM) they are KDA's, and UNIX_TIMESTAMP converts a string, a date or a number to a
+    TIMESTAMP first as KDA does (a number is already milliseconds; a string that is no time gives
+    NULL). Elsewhere Spark's (seconds); TO_TIMESTAMP of a string is Spark's everywhere."""
     rng = random.Random(6)
     times = random_times(rng, 40)
-    rows = [(t, millis(t)) for t in times]
-    spark.createDataFrame(rows, "ROWTIME TIMESTAMP, ms BIGINT").createOrReplaceTempView("kda_times")
+    rows = [(t, millis(t), t.strftime("%Y-%m-%d %H:%M:%S.%f"), t.date()) for t in times]
+    spark.createDataFrame(rows, "ROWTIME TIMESTAMP, ms BIGINT, s STRING, d DATE").createOrReplaceTempView("kda_times")
     got = spark.sql(
-        "SELECT STREAM ROWTIME, UNIX_TIMESTAMP(ROWTIME) AS u, TO_TIMESTAMP(ms) AS t, "
-        "UNIX_TIMESTAMP('1970-01-01 00:01:00') AS spark_u, TO_TIMESTAMP('2024-01-01 00:00:00') AS spark_t "
+        "SELECT STREAM ROWTIME, d, UNIX_TIMESTAMP(ROWTIME) AS u, TO_TIMESTAMP(ms) AS t, "
+        "UNIX_TIMESTAMP(s) AS us, UNIX_TIMESTAMP(d) AS ud, UNIX_TIMESTAMP(ms) AS um, "
+        "UNIX_TIMESTAMP('1970-01-01 00:01:00') AS lit, UNIX_TIMESTAMP('no time') AS bad, "
+        "TO_TIMESTAMP('2024-01-01 00:00:00') AS spark_t "
         "FROM kda_times"
     ).collect()
     assert len(got) == len(rows)
     for r in got:
-        assert r["u"] == millis(r["ROWTIME"])
+        assert r["u"] == r["us"] == r["um"] == millis(r["ROWTIME"])
+        assert r["ud"] == calendar.timegm(r["d"].timetuple()) * 1000
         assert r["t"] == r["ROWTIME"].replace(microsecond=r["ROWTIME"].microsecond // 1000 * 1000)
-        assert (r["spark_u"], r["spark_t"]) == (60, datetime(2024, 1, 1))
+        assert (r["lit"], r["bad"], r["spark_t"]) == (60000, None, datetime(2024, 1, 1))
     plain = spark.sql(
         "SELECT ROWTIME, ms, UNIX_TIMESTAMP(ROWTIME) AS u, unix_seconds(TO_TIMESTAMP(ms)) AS t FROM kda_times"
     ).collect()

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.overjoin
 
 import org.apache.spark.sql.catalyst.analysis.{TypeCheckResult, UnresolvedException, UnresolvedFunction}
-import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Cast, Expression, ImplicitCastInputTypes, InheritAnalysisRules, LeafExpression, MillisToTimestamp, Nondeterministic, RuntimeReplaceable, Subtract, TimeZoneAwareExpression, UnaryExpression, Unevaluable}
+import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Cast, EvalMode, Expression, ImplicitCastInputTypes, InheritAnalysisRules, LeafExpression, MillisToTimestamp, Nondeterministic, RuntimeReplaceable, Subtract, TimeZoneAwareExpression, UnaryExpression, Unevaluable}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
 import org.apache.spark.sql.internal.SQLConf
@@ -175,7 +175,8 @@ case class CurrentRowTimestamp() extends LeafExpression with Nondeterministic wi
  * (docs/syntax.md, "KDA and s-Server functions"). Kinesis Data Analytics' and s-Server's
  * `UNIX_TIMESTAMP(timestamp)` is milliseconds since 1970-01-01 00:00:00 UTC and their
  * `TO_TIMESTAMP(bigint)` reads milliseconds, where Spark's functions of those names count seconds:
- * an application divides by 1000 and would silently be 1000 times off. With any other argument
+ * an application divides by 1000 and would silently be 1000 times off. `UNIX_TIMESTAMP` of a
+ * string, a date or a number converts it to a TIMESTAMP first, as KDA does. With any other argument
  * type it is Spark's function (`original`, with the argument as analysed).
  */
 case class KdaTimeCall(function: String, child: Expression, original: UnresolvedFunction)
@@ -190,6 +191,12 @@ case class KdaTimeCall(function: String, child: Expression, original: Unresolved
   def decide: Expression = CurrentOrigin.withOrigin(original.origin) {
     (function, child.dataType) match {
       case ("UNIX_TIMESTAMP", TimestampType | TimestampNTZType) => new KdaUnixTimestamp(child)
+      // KDA converts what it is given to a TIMESTAMP first: a string or a date as CAST does (NULL
+      // where a string is no time), a number as milliseconds since the epoch (TO_TIMESTAMP's
+      // reading), whose UNIX_TIMESTAMP is the number itself.
+      case ("UNIX_TIMESTAMP", StringType | DateType) =>
+        new KdaUnixTimestamp(Cast(child, TimestampType, Some(SQLConf.get.sessionLocalTimeZone), EvalMode.TRY))
+      case ("UNIX_TIMESTAMP", _: IntegralType) => Cast(child, LongType)
       case ("TO_TIMESTAMP", _: IntegralType) => new KdaToTimestamp(child)
       case _ => original.copy(arguments = Seq(child))
     }
