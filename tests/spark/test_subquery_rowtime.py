@@ -1,5 +1,5 @@
 """A ``SELECT STREAM`` subquery read by another block has a ``ROWTIME`` whether or not its select
-list names it (docs/semantics.md §10): behind a ``WINDOW`` clause (a sliding window's named window,
+list names it (docs/semantics.md §10), and so does a view of one: behind a ``WINDOW`` clause (a sliding window's named window,
 as in KDA's throttled-alerts program of the developer guide, which counts per key over a sliding
 window in a subquery and filters the counts outside it) and in a tumbling aggregation (its
 ``ROWTIME`` the window's end). The oracle counts by brute force over the generated rows."""
@@ -91,3 +91,30 @@ def test_on_a_stream(spark: Any) -> None:
     src2 = make_stream(spark, "sub_s2", SCHEMA)
     run = run_stream(spark, PER_WINDOW.format(src="STREAM sub_s2"), [{"sub_s2": b} for b in batches], {"sub_s2": src2})
     assert sorted(tuple(r) for r in run.rows) == [g for g in per_window_model(rows) if g[0] <= last]
+
+
+VIEW = "CREATE OR REPLACE TEMP VIEW {view} AS SELECT STREAM ticker, id FROM {src} WHERE id % 3 <> 0"
+
+
+def test_a_view_of_select_stream_has_the_rowtime_of_its_query(spark: Any) -> None:
+    """KDA's `CREATE OR REPLACE VIEW v AS SELECT STREAM a, b FROM s` names no ROWTIME, yet v is a
+    stream with one: the view's columns are its select list and ROWTIME, which a reader can group
+    by; a view with a column list of its own keeps that list. Over a table and on a stream."""
+    rows = rows_of(3, 120)
+    kept = [r for r in rows if r["id"] % 3 != 0]
+    spark.createDataFrame(rows, SCHEMA).createOrReplaceTempView("view_t")
+    spark.sql(VIEW.format(view="view_v", src="view_t"))
+    assert spark.table("view_v").columns == ["ticker", "id", "ROWTIME"]
+    got = sorted(tuple(r) for r in spark.sql("SELECT ROWTIME, ticker, id FROM view_v").collect())
+    assert got == sorted((r["ROWTIME"], r["ticker"], r["id"]) for r in kept)
+    got = sorted(tuple(r) for r in spark.sql(PER_WINDOW.format(src="view_v")).collect())
+    assert got == per_window_model(kept) and got
+    spark.sql("CREATE OR REPLACE TEMP VIEW view_cols (t, i) AS SELECT STREAM ticker, id FROM view_t")
+    assert spark.table("view_cols").columns == ["t", "i"]
+
+    batches = [rows[i : i + 30] for i in range(0, len(rows), 30)]
+    src = make_stream(spark, "view_s", SCHEMA)
+    spark.sql(VIEW.format(view="view_sv", src="view_s"))
+    run = run_stream(spark, PER_WINDOW.format(src="view_sv"), [{"view_s": b} for b in batches], {"view_s": src})
+    last = rows[-1]["ROWTIME"]
+    assert sorted(tuple(r) for r in run.rows) == [g for g in per_window_model(kept) if g[0] <= last]

@@ -121,6 +121,15 @@ private[analysis] object InputRowtimes {
       throw OverjoinErrors.orderByNotAColumnOf(org.apache.spark.sql.catalyst.trees.Origin(), source,
         s"${rowtime.name}, while the input's watermark is on ${declared.map(_.name).mkString(", ")} " +
           "(a stream can have only one event-time column)")
+    } else if (child.exists(_.isInstanceOf[EventTimeWatermark])) {
+      // The input's rows are timed below it already, by a query that only projects and filters
+      // them (a view of a SELECT STREAM query, whose stored columns carry no event-time mark; a
+      // subquery whose ROWTIME reference was bound before its watermark was set): Spark allows
+      // one watermark per stream, so this one replaces it. One that holds state keeps its own.
+      withoutWatermarks(child) match {
+        case Some(plain) => EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain)
+        case None => EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), child)
+      }
     } else {
       EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), child)
     }
@@ -129,7 +138,7 @@ private[analysis] object InputRowtimes {
   /** `p` without its watermarks, when nothing between them and `p`'s top keeps state; else None. */
   private def withoutWatermarks(p: LogicalPlan): Option[LogicalPlan] = p match {
     case e: EventTimeWatermark => Some(e.child)
-    case _: Project | _: Filter | _: SubqueryAlias | _: StreamJoinOutput =>
+    case _: Project | _: Filter | _: SubqueryAlias | _: StreamJoinOutput | _: View =>
       val children = p.children.map(withoutWatermarks)
       if (children.forall(_.isDefined)) Some(p.withNewChildren(children.map(_.get))) else None
     case other if !other.exists(_.isInstanceOf[EventTimeWatermark]) => Some(other)

@@ -4,7 +4,8 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAlias, UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Divide, Expression, RLike, SortOrder, SubqueryExpression, WindowSpecDefinition}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Distinct, Join, LogicalPlan, Project, SubqueryAlias, WithWindowDefinition}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CreateView, Distinct, Join, LogicalPlan, Project, Sort, SubqueryAlias, WithWindowDefinition}
+import org.apache.spark.sql.execution.command.CreateViewCommand
 import org.apache.spark.sql.catalyst.trees.{CurrentOrigin, TreeNode}
 import org.apache.spark.sql.overjoin.{KdaDivide, KdaTimeCall, SimilarTo}
 
@@ -145,6 +146,32 @@ object StreamPlanBuilder {
     val wrapped = mutable.Set.empty[Int]
     val floorsReplaced = mutable.Set.empty[Int]
 
+    // KDA: every stream has a ROWTIME, a SELECT STREAM subquery's too, whether or not its select
+    // list names it (docs/semantics.md §10). Read by a streaming block, such a subquery gets its
+    // block's ROWTIME as a last column, so that it is a stream input with a rowtime.
+    def implicitRowtime(q: LogicalPlan, plainToo: Boolean): LogicalPlan = q match {
+      case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child, plainToo))
+      case f: CursorFunctionInput => f.copy(child = implicitRowtime(f.child, plainToo))
+      case d: StreamDistinct => d.copy(child = implicitRowtime(d.child, plainToo))
+      // A WINDOW clause (a sliding window's named window) sits above the select list.
+      case w: WithWindowDefinition => w.copy(child = implicitRowtime(w.child, plainToo))
+      // A streaming ORDER BY (a view's), above the select list.
+      case o: Sort => o.copy(child = implicitRowtime(o.child, plainToo))
+      // An aggregation: its ROWTIME is the window's end (a tumbling or stagger window, §11, §13).
+      case agg: Aggregate if ownBlock(agg).exists(b => selectStreamsAt.get(b.selectStart).contains(b)) &&
+          !agg.aggregateExpressions.exists(namesRowtime) && agg.groupingExpressions.exists(g => startOf(g).exists(floorsAt.contains)) =>
+        val b = ownBlock(agg).get
+        agg.copy(aggregateExpressions = agg.aggregateExpressions :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
+      case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
+        val b = selectStreamsAt(startOf(proj).get)
+        proj.copy(projectList = proj.projectList :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
+      // A plain SELECT subquery read by a SELECT STREAM block: its FROM's ROWTIME column, where it has one.
+      case proj: Project if plainToo && startOf(proj).exists(startsSelect) && !proj.projectList.exists(namesRowtime) =>
+        proj.copy(projectList = proj.projectList :+ Alias(ImplicitRowtime(), "ROWTIME")())
+      case other => other
+    }
+    // The block whose FROM an aggregation reads: that of the first join input below it.
+    def ownBlock(agg: Aggregate): Option[StreamBlock] = agg.child.collectFirst { case w: WindowedInput => blocks(w.block) }
     def rewrite(p: LogicalPlan): LogicalPlan = {
       val withInputs = p.transformDown {
         case n if inputOf.containsKey(n) && !wrapped.contains(inputOf.get(n)) =>
@@ -157,30 +184,6 @@ object StreamPlanBuilder {
         case Distinct(proj: Project) if startOf(proj).exists(selectStreamsAt.contains) =>
           StreamDistinct(selectStreamsAt(startOf(proj).get).id, proj)
       }
-      // KDA: every stream has a ROWTIME, a SELECT STREAM subquery's too, whether or not its select
-      // list names it (docs/semantics.md §10). Read by a streaming block, such a subquery gets its
-      // block's ROWTIME as a last column, so that it is a stream input with a rowtime.
-      def implicitRowtime(q: LogicalPlan, plainToo: Boolean): LogicalPlan = q match {
-        case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child, plainToo))
-        case f: CursorFunctionInput => f.copy(child = implicitRowtime(f.child, plainToo))
-        case d: StreamDistinct => d.copy(child = implicitRowtime(d.child, plainToo))
-        // A WINDOW clause (a sliding window's named window) sits above the select list.
-        case w: WithWindowDefinition => w.copy(child = implicitRowtime(w.child, plainToo))
-        // An aggregation: its ROWTIME is the window's end (a tumbling or stagger window, §11, §13).
-        case agg: Aggregate if ownBlock(agg).exists(b => selectStreamsAt.get(b.selectStart).contains(b)) &&
-            !agg.aggregateExpressions.exists(namesRowtime) && agg.groupingExpressions.exists(g => startOf(g).exists(floorsAt.contains)) =>
-          val b = ownBlock(agg).get
-          agg.copy(aggregateExpressions = agg.aggregateExpressions :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
-        case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
-          val b = selectStreamsAt(startOf(proj).get)
-          proj.copy(projectList = proj.projectList :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
-        // A plain SELECT subquery read by a SELECT STREAM block: its FROM's ROWTIME column, where it has one.
-        case proj: Project if plainToo && startOf(proj).exists(startsSelect) && !proj.projectList.exists(namesRowtime) =>
-          proj.copy(projectList = proj.projectList :+ Alias(ImplicitRowtime(), "ROWTIME")())
-        case other => other
-      }
-      // The block whose FROM an aggregation reads: that of the first join input below it.
-      def ownBlock(agg: Aggregate): Option[StreamBlock] = agg.child.collectFirst { case w: WindowedInput => blocks(w.block) }
       val withImplicit = if (selectStreamsAt.isEmpty) withInputs else withInputs.transformDown {
         case w: WindowedInput if !implicitDone.contains(w.input.start) =>
           implicitDone += w.input.start
@@ -237,8 +240,21 @@ object StreamPlanBuilder {
         case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, rewrite)
       }
     }
-    val rewritten = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
+    val rewrittenBlocks = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
       .getOrElse(rewrite(plan))
+    // A view of a SELECT STREAM query is a stream, which has a ROWTIME in KDA whether or not the
+    // select list names it (docs/semantics.md §10): the view gets its query's ROWTIME as a last
+    // column, when it is created (its schema) and whenever Spark reads its text again (which it
+    // parses under an origin of object type VIEW). A view with a column list of its own keeps it.
+    val rewritten = if (selectStreamsAt.isEmpty) rewrittenBlocks else {
+      val root = if (CurrentOrigin.get.objectType.contains("VIEW")) implicitRowtime(rewrittenBlocks, plainToo = false)
+        else rewrittenBlocks
+      root.transformDown {
+        case v: CreateView if v.userSpecifiedColumns.isEmpty => v.copy(query = implicitRowtime(v.query, plainToo = false))
+        case v: CreateViewCommand if v.userSpecifiedColumns.isEmpty && !v.isAnalyzed =>
+          v.copy(plan = implicitRowtime(v.plan, plainToo = false))
+      }
+    }
 
     // SIMILAR TO, which Spark read as RLIKE: anywhere in the statement, subqueries included.
     val similarsAt: Map[Int, SimilarToCall] = scan.similars.map(c => c.start -> c).toMap
