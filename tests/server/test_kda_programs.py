@@ -433,6 +433,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_sliding_window_min_max_avg_by_sensor.sql": [SENSOR_SOURCE],
     "kda_sliding_window_avg_of_ratio.sql": [SENSOR_SOURCE],
     "kda_sliding_window_two_rows_windows.sql": [SENSOR_SOURCE],
+    "kda_sliding_window_running_totals.sql": [SENSOR_SOURCE],
     "kda_step_counts_summed_by_window.sql": [CALLS_SOURCE],
     "kda_stagger_window_by_door.sql": [BADGE_SOURCE],
     "kda_continuous_filter_similar_to.sql": [FLIGHT_SOURCE],
@@ -557,6 +558,10 @@ def expected_sliding(name: str, rows: list[dict]) -> list[tuple]:
         ratios = [{**r, "RATIO": r["DRIFT"] / (r["READING"] - r["DRIFT"])} for r in rows]
         return m.sliding_window(ratios, "ROWTIME", m.Window.range(timedelta(seconds=20)),
                                 [m.SlidingCall("AVG", "RATIO")], _by_sensor, keep=("SENSOR_ID",))  # fmt: skip
+    if name == "running_totals":  # COUNT, SUM and MAX over every earlier reading of the probe
+        calls = [m.SlidingCall("COUNT"), m.SlidingCall("SUM", "READING"), m.SlidingCall("MAX", "READING")]
+        return m.sliding_window(rows, "ROWTIME", m.Window.range(timedelta(days=3650)), calls, _by_sensor,
+                                keep=("SENSOR_ID",))  # fmt: skip
     assert name == "two_rows_windows"  # avg over the last 4 rows, and over the last 9
     last4 = m.sliding_window(rows, "ROWTIME", m.Window.rows(3), [m.SlidingCall("AVG", "READING")], _by_sensor,
                              keep=("SENSOR_ID", "READING"))  # fmt: skip
@@ -570,13 +575,15 @@ def rounded(rows: list[tuple]) -> list[tuple]:
     return sorted((tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in rows), key=m.sort_key)
 
 
-@pytest.mark.parametrize("name", ["min_max_avg_by_sensor", "avg_of_ratio", "two_rows_windows"])
+@pytest.mark.parametrize("name", ["min_max_avg_by_sensor", "avg_of_ratio", "two_rows_windows", "running_totals"])
 def test_kda_sliding_window_program(server: Server, name: str) -> None:
     """Sliding windows in a pump as in the developer guide's three "Sliding Windows" examples:
     MIN/MAX/AVG over a named `RANGE INTERVAL ... PRECEDING` window partitioned by a key; AVG of an
-    arithmetic expression over one; two named `ROWS n PRECEDING` windows in one WINDOW clause.
-    Against the reference model over the same generated records (seed printed on failure)."""
-    seed = {"min_max_avg_by_sensor": 5101, "avg_of_ratio": 5102, "two_rows_windows": 5103}[name]
+    arithmetic expression over one; two named `ROWS n PRECEDING` windows in one WINDOW clause; and a
+    running total per key, `RANGE UNBOUNDED PRECEDING`, as a published telemetry application keeps
+    one (the model: a window longer than the stream). Against the reference model over the same
+    generated records (seed printed on failure)."""
+    seed = {"min_max_avg_by_sensor": 5101, "avg_of_ratio": 5102, "two_rows_windows": 5103, "running_totals": 5104}[name]
     folder = server.state_dir.parent / f"sliding_{name}"
     db = f"sliding_{name}"
     run(server, db, [SENSOR_SOURCE.format(folder=folder)], program(f"kda_sliding_window_{name}.sql"))

@@ -494,11 +494,12 @@ def test_state_stays_flat_over_a_ten_times_longer_stream(spark):
 
 REFUSALS = [
     (
-        "SELECT STREAM id, SUM(v) OVER (PARTITION BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s FROM {t}",
+        # A running aggregate runs (tests/spark/test_running_windows.py); a list of every row does not.
+        "SELECT STREAM id, COLLECT_LIST(v) OVER (PARTITION BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s FROM {t}",
         "OVERJOIN_SLIDING_WINDOW_UNBOUNDED",
         "OJ120",
         "UNBOUNDED",
-        {"call": "SUM(v) OVER (PARTITION BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"},
+        {"call": "COLLECT_LIST(v) OVER (PARTITION BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"},
     ),
     (
         "SELECT STREAM id, SUM(v) OVER w AS s FROM {t} WINDOW w AS (PARTITION BY k)",
@@ -652,9 +653,10 @@ def test_a_sliding_window_feeds_a_tumbling_aggregation(spark):
 def restart_case(
     seed: int = 37,
 ) -> tuple[list[dict[str, list[dict[str, Any]]]], dict[str, str], str, list[tuple[Any, ...]]]:
-    """A sliding-window query over one input ``{x}`` (a RANGE SUM and a ROWS COUNT, three keys, no
-    ties, so ROWS windows need no arrival order), its micro-batches (two far flush rows, id -1,
-    last), its schema and the reference model's rows ``(ROWTIME, id, s, c)``, flush rows left out."""
+    """A sliding-window query over one input ``{x}`` (a RANGE SUM, a ROWS COUNT and a running SUM
+    over RANGE UNBOUNDED PRECEDING, three keys, no ties, so ROWS windows need no arrival order), its
+    micro-batches (two far flush rows, id -1, last), its schema and the reference model's rows
+    ``(ROWTIME, id, s, c, t)``, flush rows left out."""
     rng = random.Random(seed)
     base = dt.datetime(2024, 1, 1, 9, 0)
     seconds = sorted(rng.sample(range(600), 120))
@@ -665,12 +667,15 @@ def restart_case(
     batches = [{"x": rows[i : i + 20]} for i in range(0, len(rows), 20)]
     batches += [{"x": [{"id": -1, "k": 9, "v": 0, "ts": base + dt.timedelta(hours=h)}]} for h in (5, 6)]
     sql = (
-        "SELECT STREAM ROWTIME, id, SUM(v) OVER w AS s, COUNT(*) OVER (PARTITION BY k ROWS 3 PRECEDING) AS c "
+        "SELECT STREAM ROWTIME, id, SUM(v) OVER w AS s, COUNT(*) OVER (PARTITION BY k ROWS 3 PRECEDING) AS c, "
+        "SUM(v) OVER (PARTITION BY k RANGE UNBOUNDED PRECEDING) AS t "
         "FROM {x} WATERMARK ts DELAY OF INTERVAL 0 SECONDS "
         "WINDOW w AS (PARTITION BY k ORDER BY ts RANGE INTERVAL '45' SECOND PRECEDING)"
     )
     by_k = lambda r: r["k"]  # noqa: E731
     sums = sliding_window(rows, "ts", Window.range(dt.timedelta(seconds=45)), [SlidingCall("SUM", "v")], by_k)
     counts = {(t, i): c for t, i, c in sliding_window(rows, "ts", Window.rows(3), [SlidingCall("COUNT")], by_k)}
-    expected = sorted((t, i, s, counts[(t, i)]) for t, i, s in sums)
+    # The running total by brute force: the key's rows at or before the row (no ties).
+    totals = {(r["ts"], r["id"]): sum(o["v"] for o in rows if o["k"] == r["k"] and o["ts"] <= r["ts"]) for r in rows}
+    expected = sorted((t, i, s, counts[(t, i)], totals[(t, i)]) for t, i, s in sums)
     return batches, {"x": "id int, k int, v int, ts timestamp"}, sql, expected

@@ -9,6 +9,7 @@ import org.apache.spark.sql.types.{DayTimeIntervalType, TimestampNTZType, Timest
 import io.overjoin.catalyst.expressions.{SlidingFunction, SlidingLag}
 import io.overjoin.catalyst.plans.logical.{OverjoinNode, SlidingWindow, StreamJoinOutput}
 import io.overjoin.errors.OverjoinErrors
+import io.overjoin.execution.sliding.DueRowAggregates
 import io.overjoin.model.{SlidingCall, SlidingSpec}
 
 /**
@@ -123,6 +124,8 @@ object RewriteSlidingWindows extends Rule[LogicalPlan] {
           val windowSpec = call.flatMap(c => specs.find(_.open == c.spec))
           check(we, fn, spec, call, windowSpec)
           spec.frameSpecification match {
+            // A running frame (UNBOUNDED PRECEDING) keeps aggregation buffers, not rows.
+            case f: SpecifiedWindowFrame if SlidingFrames.isUnboundedPreceding(f) =>
             case f @ SpecifiedWindowFrame(RangeFrame, _, _) =>
               keepMicros = math.max(keepMicros, -SlidingFrames.offset(f.lower).get)
             case f @ SpecifiedWindowFrame(RowFrame, _, _) =>
@@ -152,6 +155,10 @@ object RewriteSlidingWindows extends Rule[LogicalPlan] {
       case f: SpecifiedWindowFrame if SlidingFrames.isFollowing(f) =>
         val at = windowSpec.flatMap(_.following).orElse(call.map(_.position))
         throw OverjoinErrors.slidingFollowing(at, text, f.sql)
+      // KDA's running aggregate, written as such: every row of the partition up to the current
+      // one, its state an aggregation buffer per key (docs/semantics.md §12).
+      case f: SpecifiedWindowFrame if SlidingFrames.isUnboundedPreceding(f) && f.upper == CurrentRow &&
+          windowSpec.exists(_.unbounded.isDefined) && DueRowAggregates.evaluable(Alias(we, "running")()) =>
       case f: SpecifiedWindowFrame if SlidingFrames.isUnboundedPreceding(f) =>
         // Without a frame of its own, an aggregate's window is everything up to the current row.
         val at = windowSpec.flatMap(_.unbounded).orElse(windowSpec.map(_.position)).orElse(call.map(_.position))

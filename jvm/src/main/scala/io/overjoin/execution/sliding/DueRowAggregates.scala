@@ -3,7 +3,7 @@ package io.overjoin.execution.sliding
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeMap, BoundReference, CurrentRow, Expression, JoinedRow, MutableProjection, RangeFrame, RowFrame, SpecificInternalRow, SpecifiedWindowFrame, UnsafeProjection, UnsafeRow, WindowExpression, WindowSpecDefinition}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeMap, BoundReference, CurrentRow, Expression, JoinedRow, MutableProjection, RangeFrame, RowFrame, SpecificInternalRow, SpecifiedWindowFrame, UnboundedPreceding, UnsafeProjection, UnsafeRow, WindowExpression, WindowSpecDefinition}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Average, Complete, Count, DeclarativeAggregate, First, Last, Max, Min, NoOp, Sum}
 import org.apache.spark.sql.types.{ByteType, DataType, DayTimeIntervalType, IntegerType, ShortType}
 
@@ -38,7 +38,12 @@ import org.apache.spark.sql.types.{ByteType, DataType, DayTimeIntervalType, Inte
  *
  * Frames: `RANGE` holds the rows whose rowtime is in [rowtime + lower, rowtime + upper] (peers
  * included; bounds in microseconds, a day-time interval added as Spark adds it), `ROWS` the rows
- * at positions [i + lower, i + upper] of the key's rows. Other window expressions (`LAG`, whose
+ * at positions [i + lower, i + upper] of the key's rows. A frame `UNBOUNDED PRECEDING AND CURRENT
+ * ROW` is '''running''': every row of the key up to the current one (its peers too for `RANGE`),
+ * which no key holds; its buffer over the key's emitted rows is kept in the state instead
+ * ([[DueRowAggregates.hasRunning]]), loaded before a key's due rows and saved after them. The due
+ * rows of a micro-batch are all later than every emitted row (a row at or below the last
+ * eviction watermark is late), so they only ever extend it, in order. Other window expressions (`LAG`, whose
  * KDA meaning is built from several window functions; imperative aggregates) keep Spark's
  * evaluator ([[DueRowAggregates.of]] is None).
  *
@@ -58,9 +63,18 @@ final class DueRowAggregates private (groups: Array[DueRowAggregates.FrameGroup]
    * `due` marks, in the rows' order, appended to `out`. `rows` are the key's rows in (rowtime,
    * arrival) order.
    */
-  def evalDue(rows: scala.collection.IndexedSeq[HeldRow], due: Array[Boolean], out: ArrayBuffer[UnsafeRow]): Unit = {
+  def evalDue(rows: scala.collection.IndexedSeq[HeldRow], due: Array[Boolean], out: ArrayBuffer[UnsafeRow]): Unit =
+    evalDue(rows, due, out, null)
+
+  /**
+   * [[evalDue]] for a key whose running frames' buffers over its emitted rows are `saved` (a row
+   * of [[runningSchema]], null: none yet); [[savedRunning]] then has them over its due rows too.
+   */
+  def evalDue(rows: scala.collection.IndexedSeq[HeldRow], due: Array[Boolean], out: ArrayBuffer[UnsafeRow],
+      saved: InternalRow): Unit = {
     var g = 0
-    while (g < groups.length) { groups(g).startKey(rows); g += 1 }
+    var offset = 0
+    while (g < groups.length) { groups(g).startKey(rows, saved, offset); offset += groups(g).runningWidth; g += 1 }
     var i = 0
     while (i < rows.size) {
       if (due(i)) {
@@ -70,6 +84,25 @@ final class DueRowAggregates private (groups: Array[DueRowAggregates.FrameGroup]
       }
       i += 1
     }
+  }
+
+  private val runningGroups = groups.filter(_.running)
+  private val runningTypes = runningGroups.flatMap(_.bufferTypes).toSeq
+
+  /** Whether a frame is running (UNBOUNDED PRECEDING): the state keeps its buffers. */
+  def hasRunning: Boolean = runningGroups.nonEmpty
+
+  /** The types of the running frames' buffers, in the row [[savedRunning]] gives. */
+  def runningSchema: Seq[DataType] = runningTypes
+
+  private lazy val runningRow = new SpecificInternalRow(runningTypes)
+  private lazy val runningProjection = UnsafeProjection.create(runningTypes.toArray)
+
+  /** The running frames' buffers after the last [[evalDue]], over every row emitted so far (a copy). */
+  def savedRunning(): UnsafeRow = {
+    var offset = 0
+    runningGroups.foreach { g => g.saveRunning(runningRow, offset); offset += g.runningWidth }
+    runningProjection(runningRow).copy()
   }
 }
 
@@ -100,7 +133,10 @@ object DueRowAggregates {
   private final class FrameGroup(range: Boolean, lower: Long, upper: Long, functions: Seq[DeclarativeAggregate],
       ordinal: Int, childOutput: Seq[Attribute], val incremental: Boolean) {
     private val bufferAttrs = functions.flatMap(_.aggBufferAttributes)
-    private val bufferTypes = bufferAttrs.map(_.dataType)
+    val bufferTypes: Seq[DataType] = bufferAttrs.map(_.dataType)
+    /** UNBOUNDED PRECEDING AND CURRENT ROW: every row of the key up to the current one. */
+    val running: Boolean = lower == Long.MinValue
+    def runningWidth: Int = if (running) bufferTypes.size else 0
     private val buffer = new SpecificInternalRow(bufferTypes)
     private val init: MutableProjection = MutableProjection.create(functions.flatMap(_.initialValues), Nil)
     private val update: MutableProjection =
@@ -139,7 +175,19 @@ object DueRowAggregates {
     private var frontEnd = 0
     private var backEnd = 0
 
-    def startKey(keyRows: scala.collection.IndexedSeq[HeldRow]): Unit = {
+    // A running frame: its buffer over the key's emitted rows and the due rows before `runPos`.
+    private lazy val runBuf = new SpecificInternalRow(bufferTypes)
+    private var runPos = 0
+
+    def startKey(keyRows: scala.collection.IndexedSeq[HeldRow], saved: InternalRow, offset: Int): Unit = {
+      if (running) {
+        if (saved == null) initInto(runBuf)
+        else {
+          var f = 0
+          while (f < bufferTypes.size) { runBuf.update(f, saved.get(offset + f, bufferTypes(f))); f += 1 }
+        }
+        runPos = 0
+      }
       rows = keyRows
       from = 0
       to = -1
@@ -170,7 +218,23 @@ object DueRowAggregates {
       }
     }
 
+    /** The running buffer into `target`'s fields from `offset` on. */
+    def saveRunning(target: InternalRow, offset: Int): Unit = {
+      var f = 0
+      while (f < bufferTypes.size) { target.update(offset + f, runBuf.get(f, bufferTypes(f))); f += 1 }
+    }
+
     def evaluate(i: Int, target: InternalRow): Unit = {
+      if (running) {
+        // The rows up to the current one (and its peers for RANGE) join the buffer, in order; the
+        // emitted ones are in it already.
+        var end = i
+        if (range) { val t = rows(i).rowtime; while (end + 1 < rows.size && rows(end + 1).rowtime == t) end += 1 }
+        while (runPos <= end) { if (!rows(runPos).emitted) updateInto(runBuf, runPos); runPos += 1 }
+        result.target(target)
+        result(runBuf)
+        return
+      }
       frameOf(i)
       val buf = if (from > to) { initInto(buffer); buffer } else if (byQueue) queued() else inOrder()
       result.target(target)
@@ -229,6 +293,7 @@ object DueRowAggregates {
 
   private def bound(range: Boolean, e: Expression): Option[Long] = e match {
     case CurrentRow => Some(0L)
+    case UnboundedPreceding => Some(Long.MinValue)
     case b if b.foldable && range && b.dataType.isInstanceOf[DayTimeIntervalType] =>
       Option(b.eval()).map(_.asInstanceOf[Long])
     case b if b.foldable && !range && b.dataType == IntegerType => Option(b.eval()).map(_.asInstanceOf[Int].toLong)
@@ -247,11 +312,21 @@ object DueRowAggregates {
       }
       (ae.aggregateFunction, range) match {
         case (d: DeclarativeAggregate, Some(r)) if !d.isInstanceOf[org.apache.spark.sql.catalyst.expressions.SizeBasedWindowFunction] =>
-          for (lo <- bound(r, f.lower); hi <- bound(r, f.upper)) yield (Frame(r, lo, hi), d)
+          for (lo <- bound(r, f.lower); hi <- bound(r, f.upper) if lo != Long.MinValue || hi == 0L)
+            yield (Frame(r, lo, hi), d)
         case _ => None
       }
     case _ => None
   }
+
+  /** Whether a window expression's frame is `UNBOUNDED PRECEDING` (a running frame: see the class). */
+  def isRunning(e: Expression): Boolean = e.exists {
+    case WindowSpecDefinition(_, _, f: SpecifiedWindowFrame) => f.lower == UnboundedPreceding
+    case _ => false
+  }
+
+  /** Whether a window expression can be evaluated here (see the class); running frames only so. */
+  def evaluable(e: Expression): Boolean = frameOf(e).isDefined
 
   /**
    * The evaluation of the due rows alone, when every window expression allows it (see the class);
@@ -264,7 +339,7 @@ object DueRowAggregates {
     // One group per frame and way of evaluation: the functions of a frame that allow it are
     // evaluated incrementally even when others over the same frame are not.
     val byFrame = found.flatten.zipWithIndex
-      .groupBy { case ((frame, f), _) => (frame, incremental && groupingFree(f)) }
+      .groupBy { case ((frame, f), _) => (frame, incremental && groupingFree(f) && frame.lower != Long.MinValue) }
       .toSeq.sortBy(_._2.head._2)
     val slots = new Array[Int](found.size)
     var ordinal = 0

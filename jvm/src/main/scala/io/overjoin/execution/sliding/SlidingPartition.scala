@@ -9,6 +9,8 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.execution.window.WindowEvaluatorFactory
 
+import io.overjoin.errors.OverjoinErrors
+
 /**
  * What a sliding window's task needs besides its rows and its store (serializable, sent to tasks).
  * `operator` names the operator in its query run (run id and operator id; empty: not named), for
@@ -23,7 +25,11 @@ final case class SlidingTaskSpec(
     keepMicros: Long,
     keepRows: Long,
     evaluation: String = "incremental",
-    operator: String = "")
+    operator: String = "") {
+
+  /** A frame is UNBOUNDED PRECEDING: each key's state keeps a third field, its running buffers. */
+  def runningFrames: Boolean = windowExpressions.exists(DueRowAggregates.isRunning)
+}
 
 /** What a task counts, for the operator's metrics. */
 final class SlidingCounters {
@@ -57,6 +63,7 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
   private val numFields = spec.childOutput.size
   private val compiled = SlidingPartition.compiled(spec)
   import compiled._
+  private val runningFrames = spec.runningFrames
 
   def run(input: Iterator[InternalRow]): Iterator[InternalRow] = {
     val fresh = mutable.LinkedHashMap.empty[UnsafeRow, ArrayBuffer[HeldRow]]
@@ -109,16 +116,28 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
           i += 1
         }
       }
+      // Running frames (UNBOUNDED PRECEDING): their buffers over the key's emitted rows.
+      var running: Array[Byte] = if (stored == null || !runningFrames) null
+        else Option(stored.getBinary(2)).filter(_.nonEmpty).orNull
       if (dueRows > 0) dueOnly match {
+        case Some(aggregates) if runningFrames =>
+          val saved = if (running == null) null else {
+            val r = new UnsafeRow(aggregates.runningSchema.size)
+            r.pointTo(running, running.length)
+            r
+          }
+          aggregates.evalDue(rows, isDue, evaluated, saved)
+          running = aggregates.savedRunning().getBytes
         case Some(aggregates) => aggregates.evalDue(rows, isDue, evaluated)
         case None => var i = 0; while (i < n) { evalRows += rows(i).row; emit += isDue(i); i += 1 }
       }
       val kept = keep(rows, isDue)
       stateRows += kept.size
-      if (kept.isEmpty) {
+      if (kept.isEmpty && running == null) {
         if (held.nonEmpty) { store.remove(key); counters.removedKeys += 1 }
       } else if (added.nonEmpty || dueRows > 0 || kept.size != n) {
-        store.put(key, SlidingState.valueRow(SlidingState.pending(kept), kept))
+        store.put(key, if (runningFrames) SlidingState.valueRow(SlidingState.pending(kept), kept, running)
+          else SlidingState.valueRow(SlidingState.pending(kept), kept))
         counters.updatedKeys += 1
       }
     }
@@ -183,9 +202,12 @@ object SlidingPartition {
     // The due rows' values alone, when the window expressions allow it; else (and always with
     // spark.overjoin.sliding.evaluation = spark) Spark's evaluator over every row of the visited keys.
     val dueOnly: Option[DueRowAggregates] = spec.evaluation match {
-      case "spark" => None
+      case "spark" if !spec.runningFrames => None
       case "due" => DueRowAggregates.of(spec, incremental = false)
       case _ => DueRowAggregates.of(spec)
+    }
+    if (spec.runningFrames && !dueOnly.exists(_.hasRunning)) {
+      throw OverjoinErrors.internal("a sliding window with UNBOUNDED PRECEDING whose functions are not all aggregates")
     }
   }
 

@@ -106,6 +106,27 @@ object SlidingState {
   }
 
   /**
+   * The state value of a key of a window with running frames (UNBOUNDED PRECEDING): the
+   * three-field row `(pending: Long, rows: Binary, running: Binary)`, `running` the bytes of the
+   * frames' buffers over the key's emitted rows (empty: none yet).
+   */
+  def valueRow(pending: Long, rows: scala.collection.Seq[HeldRow], running: Array[Byte]): UnsafeRow = {
+    val run = if (running == null) Array.emptyByteArray else running
+    val size = encodedSize(rows)
+    val fixed = 32 // null bitset word, pending, (offset << 32 | size) of the blob and of the buffers
+    val padded = (size + 7) & ~7
+    val bytes = new Array[Byte](fixed + padded + ((run.length + 7) & ~7))
+    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 8, pending)
+    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 16, (fixed.toLong << 32) | size.toLong)
+    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 24, ((fixed + padded).toLong << 32) | run.length.toLong)
+    write(rows, ByteBuffer.wrap(bytes, fixed, size))
+    System.arraycopy(run, 0, bytes, fixed + padded, run.length)
+    val row = new UnsafeRow(3)
+    row.pointTo(bytes, bytes.length)
+    row
+  }
+
+  /**
    * The blob in binary field `ordinal` of a state value, as a buffer at its first byte: over the
    * value's own bytes when they are a byte array (no copy; the store never changes a value it
    * returned: a put stores a new one), else over a copy.

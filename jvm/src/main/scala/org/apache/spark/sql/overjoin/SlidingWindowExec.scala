@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types.{BinaryType, LongType, StructField, StructType}
 import org.apache.spark.util.CompletionIterator
 
-import io.overjoin.execution.sliding.{SlidingCounters, SlidingPartition, SlidingTaskSpec}
+import io.overjoin.execution.sliding.{DueRowAggregates, SlidingCounters, SlidingPartition, SlidingTaskSpec}
 
 /**
  * The physical operator of a [[io.overjoin.catalyst.plans.logical.SlidingWindow]]: window functions
@@ -53,8 +53,14 @@ case class SlidingWindowExec(
 
   override protected def stateKeys: Seq[Expression] = keyExpressions
 
-  override protected def valueSchema: StructType =
-    StructType(Seq(StructField("pending", LongType, nullable = false), StructField("rows", BinaryType, nullable = false)))
+  /**
+   * `(pending, rows)`; a window with a frame `UNBOUNDED PRECEDING` also keeps `running`, the
+   * frames' aggregation buffers over the key's emitted rows (its state grows with keys, not rows).
+   */
+  override protected def valueSchema: StructType = StructType(
+    Seq(StructField("pending", LongType, nullable = false), StructField("rows", BinaryType, nullable = false)) ++
+      (if (windowExpressions.exists(DueRowAggregates.isRunning)) Seq(StructField("running", BinaryType, nullable = false))
+       else Nil))
 
   override protected def doExecute(): RDD[InternalRow] = {
     metrics // the accumulators exist on the driver before the tasks use them
