@@ -395,6 +395,50 @@ def test_sessions_sorted_in_an_outer_query_on_a_stream(spark) -> None:
     assert len(run.rows) > len(expected) // 2
 
 
+OUTER = {
+    "tumble": ("TUMBLE_START(ROWTIME, INTERVAL '20' SECOND)", "TUMBLE(ROWTIME, INTERVAL '20' SECOND)"),
+    "session": ("SESSION_START(s.ROWTIME, INTERVAL '5' SECOND)", "SESSION(ROWTIME, INTERVAL '5' SECOND)"),
+}
+
+
+@pytest.mark.streaming
+@pytest.mark.parametrize("kind", sorted(OUTER))
+def test_an_outer_query_filters_by_the_window_its_subquery_selects(spark, kind: str) -> None:
+    """What OJ128 says to write for a window's start in WHERE or HAVING: select it in a subquery
+    and filter by its name outside. The subquery need not select ROWTIME (a SELECT STREAM subquery
+    has one, §10: the group's end). Over a stream the outer query returns the model's groups whose
+    end the watermark has passed; over a table, all of them."""
+    with pytest.raises(ParseException, match="OJ128"):
+        spark.sql(
+            f"SELECT STREAM k FROM calcite_outer AS s GROUP BY k, {OUTER[kind][1]} HAVING {OUTER[kind][0]} > ROWTIME"
+        )
+    rng = random.Random(f"outer-{kind}")
+    rows = sorted(generated_rows(rng, 70, timedelta(minutes=3), nulls=False), key=lambda r: r["ROWTIME"])
+    batches = [rows[i : i + 10] for i in range(0, len(rows), 10)]
+    start, group = OUTER[kind]
+    sql = (
+        f"SELECT STREAM ROWTIME, st, k, n FROM (SELECT STREAM {start} AS st, k, COUNT(*) AS n FROM {{src}} AS s "
+        f"GROUP BY k, {group}) AS w WHERE n > 1 AND st >= TIMESTAMP '{T0 + timedelta(minutes=1)}'"
+    )
+    src = make_stream(spark, "calcite_outer", SCHEMA)
+    run = run_stream(
+        spark, sql.format(src="STREAM calcite_outer"), [{"calcite_outer": b} for b in batches], {"calcite_outer": src}
+    )
+    key: Callable[[Row], tuple[Any, ...]] = lambda r: (r["k"],)  # noqa: E731
+    if kind == "tumble":
+        groups = hopping_groups(rows, "ROWTIME", lambda t: hop_windows(t, 20 * SEC, 20 * SEC), key)
+    else:
+        groups = session_groups(rows, "ROWTIME", 5 * SEC, key)
+    expected = sorted(
+        (end, st, k, len(g)) for (end, st, k), g in groups.items() if len(g) > 1 and st >= T0 + timedelta(minutes=1)
+    )
+    mark = spark_watermark(rows, timedelta(0))
+    assert sorted(tuple(r) for r in run.rows) == [g for g in expected if g[0] <= mark]
+    assert len(run.rows) > len(expected) // 2
+    table(spark, "calcite_outer_t", rows)
+    assert collect(spark, sql.format(src="calcite_outer_t")) == expected
+
+
 KINDS = {
     "ceil": (
         "CEIL(ROWTIME TO MINUTE) AS st, CEIL(ROWTIME TO MINUTE) AS e",

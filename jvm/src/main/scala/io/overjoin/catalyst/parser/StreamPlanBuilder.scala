@@ -162,9 +162,10 @@ object StreamPlanBuilder {
       case w: WithWindowDefinition => w.copy(child = implicitRowtime(w.child, plainToo))
       // A streaming ORDER BY (a view's), above the select list.
       case o: Sort => o.copy(child = implicitRowtime(o.child, plainToo))
-      // An aggregation: its ROWTIME is the window's end (a tumbling or stagger window, §11, §13).
+      // An aggregation: its ROWTIME is the window's end (a tumbling, Calcite group or stagger
+      // window, §11, §13).
       case agg: Aggregate if ownBlock(agg).exists(b => selectStreamsAt.get(b.selectStart).contains(b)) &&
-          !agg.aggregateExpressions.exists(namesRowtime) && agg.groupingExpressions.exists(g => startOf(g).exists(floorsAt.contains)) =>
+          !agg.aggregateExpressions.exists(namesRowtime) && agg.groupingExpressions.exists(g => startOf(g).exists(windowAt)) =>
         val b = ownBlock(agg).get
         agg.copy(aggregateExpressions = agg.aggregateExpressions :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
       case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
@@ -175,6 +176,8 @@ object StreamPlanBuilder {
         proj.copy(projectList = proj.projectList :+ Alias(ImplicitRowtime(), "ROWTIME")())
       case other => other
     }
+    // A STEP/FLOOR/CEIL call or a GROUP BY TUMBLE/HOP/SESSION(...) starts at `at`.
+    def windowAt(at: Int): Boolean = floorsAt.contains(at) || groupWindowsAt.get(at).exists(_._2.isGroup)
     // The block whose FROM an aggregation reads: that of the first join input below it.
     def ownBlock(agg: Aggregate): Option[StreamBlock] = agg.child.collectFirst { case w: WindowedInput => blocks(w.block) }
     def rewrite(p: LogicalPlan): LogicalPlan = {
