@@ -8,6 +8,9 @@ it), where ``FLOOR`` and ``TUMBLE`` put it in the hour after. A hopping window p
 every window that holds it. A stream emits each group once, when Spark's watermark (whole
 milliseconds, held one millisecond back so that a row at the watermark is not late, §8) reaches
 its end: exactly replay's groups whose end the watermark has reached.
+
+Seeds: ``OVERJOIN_CALCITE_SEEDS`` scales the tables' generated cases (6, 6 and 4 by default),
+``OVERJOIN_CALCITE_STREAM_SEEDS`` the streams' (2 per kind of window).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from tests.reference_model import (
     unit_ceil,
     unit_floor,
 )
+from tests.seeds import count
 from tests.spark.streams import make_stream, run_stream, run_with_restart
 
 T0 = datetime(2024, 3, 30, 22, 0, 0)  # a month end and a week end nearby
@@ -175,7 +179,7 @@ def alignment(rng: random.Random) -> tuple[str, timedelta]:
     return f", TIME '{choice}'", timedelta(seconds=seconds)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(count("OVERJOIN_CALCITE_SEEDS", 6)))
 def test_tumble_groups_match_the_model(spark, seed: int) -> None:
     """``GROUP BY TUMBLE(ROWTIME, size [, TIME 'align']), k`` with ``TUMBLE_START``/``TUMBLE_END`` of
     the same window (its size written either way) in the select list."""
@@ -195,7 +199,7 @@ def test_tumble_groups_match_the_model(spark, seed: int) -> None:
     assert got == [(*g, g[0]) for g in summaries(groups)], (spelling, align)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(count("OVERJOIN_CALCITE_SEEDS", 6)))
 def test_hop_groups_match_the_model(spark, seed: int) -> None:
     """``GROUP BY HOP(ROWTIME, slide, size [, TIME 'align'])``: a row in every window that holds it
     (a size that is not a multiple of the slide too); ``HOP_START`` inside an aggregate function
@@ -222,7 +226,7 @@ def test_hop_groups_match_the_model(spark, seed: int) -> None:
     assert max(len(hop_windows(r["ROWTIME"], slide, size, offset)) for r in rows if r["ROWTIME"]) >= 2 or slide == size
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(count("OVERJOIN_CALCITE_SEEDS", 4)))
 def test_session_groups_match_the_model(spark, seed: int) -> None:
     """``GROUP BY k, SESSION(ROWTIME, gap)``: per key, a session of rows each at most ``gap`` after
     the one before; ``SESSION_START`` its first row's time, ``SESSION_END`` and ``ROWTIME`` its
@@ -485,11 +489,12 @@ def snap_for(kind: str) -> Callable[[datetime], datetime]:
 
 
 @pytest.mark.streaming
+@pytest.mark.parametrize("seed", range(count("OVERJOIN_CALCITE_STREAM_SEEDS", 2)))
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_stream_emits_each_group_once_when_the_watermark_passes_its_end(spark, kind: str) -> None:
+def test_stream_emits_each_group_once_when_the_watermark_passes_its_end(spark, kind: str, seed: int) -> None:
     """Rows arrive out of order within the lateness; after each micro-batch exactly the model's
     groups whose end the watermark has reached are out, each once, and they are replay's."""
-    rng = random.Random(kind)
+    rng = random.Random(f"{kind}-{seed}")
     select, group = KINDS[kind]
     lateness = 20 * SEC
     rows = sorted(
@@ -516,30 +521,50 @@ def test_stream_emits_each_group_once_when_the_watermark_passes_its_end(spark, k
         seen += fed
         emitted += [tuple(r) for r in out]
         mark = spark_watermark(seen, lateness)
-        assert sorted(emitted) == [g for g in expected if g[0] <= mark], (kind, mark)
+        assert sorted(emitted) == [g for g in expected if g[0] <= mark], (kind, seed, mark)
     assert len(set(emitted)) == len(emitted)  # each group once
     assert len(emitted) >= len(expected) // 2
     table(spark, "calcite_replay", rows)
     assert collect(spark, sql.format(src="calcite_replay")) == expected
 
 
+RESTARTED = {
+    "hop": (
+        "HOP_END(ROWTIME, INTERVAL '10' SECOND, INTERVAL '30' SECOND)",
+        "HOP(ROWTIME, INTERVAL '10' SECOND, INTERVAL '30' SECOND)",
+    ),
+    "session": ("SESSION_END(ROWTIME, INTERVAL '15' SECOND)", "SESSION(ROWTIME, INTERVAL '15' SECOND)"),
+}
+
+
 @pytest.mark.streaming
-def test_a_hopping_window_resumes_from_its_checkpoint(spark) -> None:
-    """Stopped and started again from its checkpoint, a hopping aggregation emits the same groups
-    as when it runs through (Spark's own aggregation state)."""
+@pytest.mark.parametrize("kind", sorted(RESTARTED))
+def test_a_group_window_resumes_from_its_checkpoint(spark, kind: str) -> None:
+    """Stopped and started again from its checkpoint, a hopping or session aggregation emits the
+    same groups as when it runs through: the open windows (sessions open across the stop among
+    them) are Spark's own aggregation state, of ``window()`` and ``session_window()``."""
     rng = random.Random(77)
     rows = sorted(generated_rows(rng, 90, timedelta(minutes=3), nulls=False), key=lambda r: r["ROWTIME"])
     batches = [rows[i : i + 15] for i in range(0, len(rows), 15)]
-    src = make_stream(spark, "calcite_restart", SCHEMA)
+    src = make_stream(spark, f"calcite_restart_{kind}", SCHEMA)
+    end, group = RESTARTED[kind]
     sql = (
-        "SELECT STREAM HOP_END(ROWTIME, INTERVAL '10' SECOND, INTERVAL '30' SECOND) AS e, k, COUNT(*) AS n, "
-        "SUM(v) AS total FROM STREAM calcite_restart GROUP BY k, HOP(ROWTIME, INTERVAL '10' SECOND, INTERVAL '30' SECOND)"
+        f"SELECT STREAM {end} AS e, k, COUNT(*) AS n, SUM(v) AS total FROM STREAM calcite_restart_{kind} "
+        f"GROUP BY k, {group}"
     )
     got = sorted(tuple(r) for r in run_with_restart(spark, sql, src, batches, stop_after=3))
-    groups = hopping_groups(rows, "ROWTIME", lambda t: hop_windows(t, 10 * SEC, 30 * SEC), lambda r: (r["k"],))
+    key: Callable[[Row], tuple[Any, ...]] = lambda r: (r["k"],)  # noqa: E731
+    if kind == "hop":
+        groups = hopping_groups(rows, "ROWTIME", lambda t: hop_windows(t, 10 * SEC, 30 * SEC), key)
+    else:
+        groups = session_groups(rows, "ROWTIME", 15 * SEC, key)
+        stop = batches[2][-1]["ROWTIME"]
+        # A session that was open when the query stopped and took rows after it started again.
+        assert any(g[0]["ROWTIME"] <= stop < g[-1]["ROWTIME"] for g in groups.values())
     mark = spark_watermark(rows, timedelta(0))
-    expected = sorted((end, k, len(g), sum(r["v"] for r in g)) for (end, _, k), g in groups.items() if end <= mark)
+    expected = sorted((e, k, len(g), sum(r["v"] for r in g)) for (e, _, k), g in groups.items() if e <= mark)
     assert got == expected
+    assert len(got) > len(groups) // 2
 
 
 # ---- errors -----------------------------------------------------------------------------------
