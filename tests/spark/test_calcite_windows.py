@@ -345,7 +345,7 @@ def test_rows_sorted_within_each_ceil_span_on_a_stream(spark) -> None:
     CEIL is ``E`` (times in ``(E - 1 s, E]``) leave together once the watermark reaches ``E``, the
     span's last instant, sorted; the whole output is the rows sorted (Python's ``sorted``)."""
     rng = random.Random(21)
-    rows = [
+    rows: list[Row] = [
         {"id": i, "k": 0, "v": rng.randint(0, 9), "ROWTIME": T0 + rng.randrange(0, 30_000, rng.choice([1, 250])) * MS}
         for i in range(80)
     ]
