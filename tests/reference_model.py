@@ -57,14 +57,18 @@ __all__ = [
     "col",
     "equi",
     "evaluate",
+    "hop_windows",
+    "hopping_groups",
     "life_interval",
     "life_intervals",
     "multiset",
+    "session_groups",
     "sliding_window",
     "sort_key",
     "sql_eq",
     "step_floor",
     "tumbling_groups",
+    "unit_ceil",
     "unit_floor",
 ]
 
@@ -455,7 +459,8 @@ def equi(left: str, left_column: str, right: str, right_column: str) -> Conditio
 
 
 # ------------------------------------------------------------------------------------------------
-# §11: tumbling windows (STEP and FLOOR ... TO in GROUP BY)
+# §11: tumbling windows (STEP and FLOOR ... TO in GROUP BY) and Calcite's CEIL ... TO, TUMBLE,
+# HOP and SESSION
 
 _EPOCH = datetime(1970, 1, 1)
 
@@ -498,6 +503,75 @@ def unit_floor(t: datetime, unit: str) -> tuple[datetime, datetime]:
         first = first.replace(month=1)
     m = first.month - 1 + months
     return first, first.replace(year=first.year + m // 12, month=m % 12 + 1)
+
+
+def unit_ceil(t: datetime, unit: str) -> datetime:
+    """Calcite's ``CEIL(t TO unit)`` in UTC: the first start of a unit at or after ``t``, so ``t``
+    itself when a unit starts at ``t``. Grouped by, its window is ``(value - 1 unit, value]``."""
+    start, end = unit_floor(t, unit)
+    return t if start == t else end
+
+
+def hop_windows(
+    t: datetime, slide: timedelta, size: timedelta, offset: timedelta = timedelta(0)
+) -> list[tuple[datetime, datetime]]:
+    """Calcite's ``HOP(t, slide, size [, TIME offset])`` (``TUMBLE(t, size)`` when ``slide ==
+    size``): every window ``[start, start + size)`` holding ``t`` whose start is a whole number of
+    slides after ``1970-01-01 00:00:00`` (UTC) plus ``offset``, earliest first. Found by trying
+    every start from a window's length before ``t`` to ``t`` (docs/semantics.md §11)."""
+    origin = _EPOCH + offset
+    first = (t - size - origin) // slide
+    out = []
+    for k in range(first, (t - origin) // slide + 1):
+        start = origin + k * slide
+        if start <= t < start + size:
+            out.append((start, start + size))
+    return out
+
+
+def hopping_groups(
+    rows: Sequence[Row],
+    rowtime: str,
+    windows: Callable[[datetime], list[tuple[datetime, datetime]]],
+    key: Callable[[Row], tuple[Any, ...]],
+) -> dict[tuple[Any, ...], list[Row]]:
+    """Rows grouped by ``key`` and each window ``[start, end)`` of ``windows(rowtime)`` (a row is
+    in every one): ``{(end, start, *key): rows}``; a row whose rowtime is NULL is in no group."""
+    groups: dict[tuple[Any, ...], list[Row]] = {}
+    for r in rows:
+        if r[rowtime] is None:
+            continue
+        for start, end in windows(r[rowtime]):
+            groups.setdefault((end, start, *key(r)), []).append(r)
+    return groups
+
+
+def session_groups(
+    rows: Sequence[Row],
+    rowtime: str,
+    gap: timedelta,
+    key: Callable[[Row], tuple[Any, ...]],
+) -> dict[tuple[Any, ...], list[Row]]:
+    """Calcite's ``SESSION(t, gap)`` per ``key`` (docs/semantics.md §11): the rows of a key in
+    rowtime order, a new session starting at each row that comes more than ``gap`` after the one
+    before it (a row exactly ``gap`` after it is in its session); ``{(end, start, *key): rows}``
+    with ``start`` the first row's time and ``end`` the last row's plus ``gap`` (the group's
+    ``ROWTIME``). A row whose rowtime is NULL is in none."""
+    by_key: dict[tuple[Any, ...], list[Row]] = {}
+    for r in rows:
+        if r[rowtime] is not None:
+            by_key.setdefault(key(r), []).append(r)
+    groups: dict[tuple[Any, ...], list[Row]] = {}
+    for k, members in by_key.items():
+        members.sort(key=lambda r: r[rowtime])
+        session: list[Row] = []
+        for r in members:
+            if session and r[rowtime] - session[-1][rowtime] > gap:
+                groups[(session[-1][rowtime] + gap, session[0][rowtime], *k)] = session
+                session = []
+            session.append(r)
+        groups[(session[-1][rowtime] + gap, session[0][rowtime], *k)] = session
+    return groups
 
 
 def tumbling_groups(

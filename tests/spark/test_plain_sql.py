@@ -72,6 +72,11 @@ PLAIN_SQL = [
     "(SELECT k FROM t ORDER BY k LIMIT 3) UNION (SELECT k FROM u)",
     "SELECT k, COUNT(*) FROM t GROUP BY k HAVING COUNT(*) > 1 ORDER BY k LIMIT 10 OFFSET 2",
     "SELECT window(ts, '5 minutes') AS w, COUNT(*) FROM t GROUP BY window(ts, '5 minutes')",
+    "SELECT window.start, COUNT(*) FROM t GROUP BY window(ts, '10 minutes', '5 minutes')",
+    "SELECT session_window.end, COUNT(*) FROM t GROUP BY k, session_window(ts, '5 minutes')",
+    # Spark's ceil and floor, and columns named like Calcite's window functions
+    "SELECT ceil(v), CEILING(v, 1), CEIL(2.5), floor(v), FLOOR(v, -1) FROM t",
+    "SELECT session, hop, tumble, tumble_end FROM t GROUP BY session, hop, tumble, tumble_end",
     "SELECT * FROM t TABLESAMPLE (10 PERCENT)",
     "SELECT * FROM range(10)",
     "SELECT * FROM VALUES (1, 'a'), (2, 'b') AS v(id, name)",

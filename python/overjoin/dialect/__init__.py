@@ -11,7 +11,9 @@ The dialect subclasses sqlglot's Spark dialect. Its parser hooks add:
 * ``WINDOW name AS (...)`` definitions written in the join-window grammar (:class:`NamedJoinWindow`);
 * ``WINDOWED BY STAGGER (PARTITION BY ... RANGE ...)`` after FROM/WHERE (:class:`StaggerWindow`, the
   block's ``stagger``);
-* ``FOR SYSTEM_TIME AS OF PROCTIME()`` kept as written (sqlglot would turn it into ``TIMESTAMP AS OF``).
+* ``FOR SYSTEM_TIME AS OF PROCTIME()`` kept as written (sqlglot would turn it into ``TIMESTAMP AS OF``);
+* Calcite's ``CEIL(ts TO unit)`` (also ``CEILING``) and its group windows, ``TUMBLE``/``HOP``/
+  ``SESSION`` in ``GROUP BY`` and ``TUMBLE_END(...)`` and the like (:class:`GroupWindow`).
 
 ``ASOF [LEFT] JOIN`` and ``TUMBLE(...)``/``HOP(...)`` in ``FROM`` already parse in sqlglot's Spark
 dialect. The join-window grammar is parsed leniently: ``FOLLOWING``, ``UNBOUNDED``, ``MONTH``,
@@ -32,6 +34,7 @@ from sqlglot.dialects.spark import Spark
 from overjoin.dialect.expressions import (
     Duration,
     FrameBound,
+    GroupWindow,
     JoinWindow,
     JoinWindowSpec,
     NamedJoinWindow,
@@ -54,6 +57,7 @@ __all__ = [
     "UNIT_WORDS",
     "Duration",
     "FrameBound",
+    "GroupWindow",
     "JoinWindow",
     "JoinWindowSpec",
     "NamedJoinWindow",

@@ -12,6 +12,7 @@ from sqlglot.tokens import Token
 __all__ = [
     "Duration",
     "FrameBound",
+    "GroupWindow",
     "JoinWindow",
     "JoinWindowSpec",
     "NamedJoinWindow",
@@ -74,6 +75,23 @@ class TimeStep(exp.Expression):
     :class:`WindowInterval` or a number literal."""
 
     arg_types = {"this": True, "by": True}
+
+
+class GroupWindow(exp.Expression):
+    """One of Calcite's group window functions (docs/semantics.md §11): ``TUMBLE(this, size [, TIME
+    align])``, ``HOP(this, slide, size [, TIME align])`` or ``SESSION(this, gap)`` (``role`` empty),
+    or an auxiliary ``TUMBLE_START``/``TUMBLE_END``, ``HOP_START``/``HOP_END``,
+    ``SESSION_START``/``SESSION_END`` (``role`` ``START`` or ``END``). ``expressions`` are the
+    intervals as the join-window grammar reads them, ``align`` the alignment's string literal.
+    Positions: ``name`` (the function's word), ``call`` (the whole call), ``arg1``, ``arg2``, ...
+    (each argument after the time)."""
+
+    arg_types = {"this": True, "kind": True, "role": False, "expressions": True, "align": False}
+
+    @property
+    def function(self) -> str:
+        role = self.args.get("role")
+        return f"{self.args['kind']}_{role}" if role else str(self.args["kind"])
 
 
 class TimeFloorSteps(exp.Floor):

@@ -11,6 +11,7 @@ from sqlglot.generators.spark import SparkGenerator
 from overjoin.dialect.expressions import (
     Duration,
     FrameBound,
+    GroupWindow,
     JoinWindow,
     JoinWindowSpec,
     NamedJoinWindow,
@@ -137,6 +138,10 @@ class OverjoinGenerator(SparkGenerator):
             f"FLOOR(({self.sql(e, 'this')} - {self.sql(e, 'origin')}) {e.args['unit']}"
             + (f" / {self.sql(e, 'steps')}" if e.args.get("steps") else "")
             + f" TO {self.sql(e, 'to')})"
+        ),
+        GroupWindow: lambda self, e: (
+            f"{e.function}({', '.join([self.sql(e, 'this'), *(self.sql(x) for x in e.expressions)])}"
+            + (f", TIME {self.sql(e, 'align')})" if e.args.get("align") else ")")
         ),
         WindowInterval: _interval_sql,
         FrameBound: _bound_sql,

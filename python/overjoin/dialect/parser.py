@@ -13,6 +13,7 @@ from sqlglot.tokens import Token, TokenType
 from overjoin import intervals
 from overjoin.dialect.expressions import (
     OJ_RELATIONS,
+    GroupWindow,
     OjJoin,
     OjSelect,
     StaggerWindow,
@@ -24,7 +25,7 @@ from overjoin.dialect.expressions import mark as _mark
 from overjoin.dialect.expressions import (
     retype as _retype,
 )
-from overjoin.dialect.windows import JoinWindowGrammar
+from overjoin.dialect.windows import UNIT_WORDS, JoinWindowGrammar
 
 # Tokens after which a bare STREAM in a select list must be a column, not the keyword.
 _NOT_AFTER_STREAM_KEYWORD = frozenset(
@@ -71,6 +72,24 @@ def _epoch_micros(text: str) -> int | None:
     return (when - _EPOCH) // datetime.timedelta(microseconds=1) + int(((f or "") + "000000000")[:6])
 
 
+# Calcite's group window functions and how many arguments each takes, its time included.
+_GROUP_WINDOW_ARITY = {"TUMBLE": (2, 3), "HOP": (3, 4), "SESSION": (2, 2)}
+_GROUP_WINDOW_FUNCTIONS = frozenset(
+    name for kind in _GROUP_WINDOW_ARITY for name in (kind, f"{kind}_START", f"{kind}_END")
+)
+ALIGNMENT_EXPECTED = "a TIME literal such as TIME '0:12' (the time of day the windows are aligned to)"
+_DURATION_EXPECTED = "Expected a duration such as 5s or INTERVAL '5' SECOND"
+
+
+def group_window_usage(name: str, kind: str) -> str:
+    """What a call of ``name`` takes (``GroupWindowParser.usage``)."""
+    if kind == "TUMBLE":
+        return f"{name}(time, size [, TIME 'alignment'])"
+    if kind == "HOP":
+        return f"{name}(time, slide, size [, TIME 'alignment'])"
+    return f"{name}(time, gap)"
+
+
 # Words a select list cannot start with (a SELECT STREAM block is overjoin's: these are its keywords).
 _NOT_A_SELECT_ITEM = frozenset({"ON", "USING", "JOIN", "INNER", "CROSS", "NATURAL", "OUTER"})
 
@@ -100,11 +119,22 @@ class OverjoinParser(JoinWindowGrammar):
     }
 
     # KDA's STEP(ts BY INTERVAL '60' SECOND); STEP(...) without BY stays an ordinary call.
+    # FLOOR(ts TO unit), and Calcite's CEIL(ts TO unit) (CEILING too): checked as the JVM reads them.
     FUNCTION_PARSERS = {
         **SparkParser.FUNCTION_PARSERS,
         "STEP": lambda self: self._parse_step(),
         "FLOOR": lambda self: self._parse_floor(),
+        "CEIL": lambda self: self._parse_ceil(),
+        "CEILING": lambda self: self._parse_ceil(),
+        **{name: (lambda self: self._parse_group_window()) for name in _GROUP_WINDOW_FUNCTIONS},
     }
+
+    # SESSION(...) is Calcite's session window in GROUP BY: a function name there.
+    FUNC_TOKENS = {*SparkParser.FUNC_TOKENS, TokenType.SESSION}
+
+    # The token indices where a FROM item starts: TUMBLE(...)/HOP(...) there is a window table
+    # function (docs/semantics.md §7), not a group window.
+    _oj_table_starts: set[int] = set()
 
     def _parse_step(self) -> exp.Expr:
         start = self._prev
@@ -139,6 +169,7 @@ class OverjoinParser(JoinWindowGrammar):
         (:class:`TimeFloorSteps`), checked as ``TimeFloorParser.floorOfDifference`` checks it."""
         found = self._floor_steps_tokens()
         if found is None:
+            self._check_unit_call("floor")
             return self._parse_ceil_floor(exp.Floor)
         close, unit_at, to_at, end = found
         tokens = self._tokens
@@ -208,6 +239,138 @@ class OverjoinParser(JoinWindowGrammar):
         _mark(node, "to", to)
         return node
 
+    def _parse_ceil(self) -> exp.Expr:
+        """``CEIL(x)`` and Calcite's ``CEIL(ts TO unit)`` (or ``CEILING``): ``ts`` rounded up to the
+        end of its unit (docs/semantics.md §11)."""
+        self._check_unit_call("round up")
+        return self._parse_ceil_floor(exp.Ceil)
+
+    def _check_unit_call(self, verb: str) -> None:
+        """``FLOOR``/``CEIL`` with a ``TO`` in its parentheses, as ``TimeFloorParser`` reads it: a
+        time before ``TO``, then one unit word of ``floorUnits``, then ``)``."""
+        tokens, i = self._tokens, self._index
+        end = self._matching(i - 1) if i >= 1 else None
+        if end is None:
+            return
+        to = next(
+            (k for k in range(i, end) if tokens[k].text.upper() == "TO" and self._depth(i - 1, k) == 1),
+            None,
+        )
+        if to is None:
+            return
+        units = intervals.lexicon()["floorUnits"]
+        if to == i:
+            self.raise_error(f"Expected the time to {verb} before TO", tokens[to])
+        elif to + 1 >= end:
+            self.raise_error(f"Expected a unit ({', '.join(units)})", tokens[end])
+        elif tokens[to + 1].token_type != TokenType.VAR or _unit_of(tokens[to + 1]) not in units:
+            self.raise_error(f"Expected a unit ({', '.join(units)})", tokens[to + 1])
+        elif to + 2 < end:
+            self.raise_error("Expected ')' after the unit", tokens[to + 2])
+
+    def _parse_group_window(self) -> exp.Expr:
+        """Calcite's group windows and their auxiliary functions (``TUMBLE(ts, INTERVAL '1' HOUR)``,
+        ``HOP_END(ts, slide, size)``, ...): the time, then each interval read by the join-window
+        grammar and checked as ``GroupWindowParser`` checks them, in its order (the number of
+        arguments, then each in turn). In ``FROM``, or after a dot, an ordinary call."""
+        tokens, at = self._tokens, self._index - 2
+        name_token = tokens[at]
+        close = self._matching(at + 1)
+        if at in self._oj_table_starts or (at > 0 and tokens[at - 1].token_type == TokenType.DOT) or close is None:
+            args = self._parse_csv(self._parse_lambda)
+            return self.expression(exp.Anonymous(this=name_token.text, expressions=args))
+        name = name_token.text.upper()
+        kind = next(k for k in _GROUP_WINDOW_ARITY if name == k or name.startswith(k + "_"))
+        role = name[len(kind) + 1 :] or None
+        usage = f"Expected {group_window_usage(name, kind)}"
+        low, high = _GROUP_WINDOW_ARITY[kind]
+        starts = self._argument_starts(at + 2, close)
+        if len(starts) < low:
+            self.raise_error(usage, tokens[close])
+        if len(starts) > high:
+            self.raise_error(usage, tokens[starts[high]])
+        node = GroupWindow(kind=kind, role=role, expressions=[])
+        _mark(node, "name", name_token)
+        _mark(node, "call", name_token, tokens[close])
+        node.set("this", self._parse_assignment())
+        intervals_count = high - 2 if kind == "HOP" else 1
+        for n in range(1, len(starts)):
+            if not self._match(TokenType.COMMA):
+                self.raise_error("Expected ',' or ')' after the time", self._curr)
+            first = self._curr
+            if n > intervals_count:
+                node.set("align", self._parse_alignment(close))
+            else:
+                node.append("expressions", self._parse_group_interval(close))
+            _mark(node, f"arg{n}", first, self._prev)
+        if self._index != close:
+            self.raise_error("Expected ',' or ')' after the time", self._curr)
+        return self.expression(node)
+
+    def _argument_starts(self, start: int, close: int) -> list[int]:
+        """The first token of each argument in tokens [start, close), as ``TokenCursor.splitAtCommas``
+        splits them (an empty argument is no argument)."""
+        starts: list[int] = []
+        depth, begin = 0, start
+        for k in range(start, close):
+            kind = self._tokens[k].token_type
+            if kind == TokenType.L_PAREN:
+                depth += 1
+            elif kind == TokenType.R_PAREN:
+                depth -= 1
+            elif kind == TokenType.COMMA and depth == 0:
+                if k > begin:
+                    starts.append(begin)
+                begin = k + 1
+        if close > begin:
+            starts.append(begin)
+        return starts
+
+    def _parse_group_interval(self, close: int) -> exp.Expr:
+        """An interval argument, read as ``IntervalParser.duration`` reads one."""
+        token, nxt = self._curr, self._next
+        if (
+            token is not None
+            and token.token_type == TokenType.DASH
+            and (nxt is None or nxt.token_type != TokenType.NUMBER)
+        ):
+            self.raise_error(_DURATION_EXPECTED, token)
+        if (
+            token is not None
+            and token.token_type == TokenType.STRING
+            and nxt is not None
+            and nxt.token_type != TokenType.STRING
+            and nxt.text.upper() in UNIT_WORDS
+        ):
+            self.raise_error("Expected INTERVAL before the interval value", token)
+        size = self._parse_window_size()
+        if size is None:
+            self.raise_error(_DURATION_EXPECTED, token)
+            return exp.Null()
+        if self._curr is not None and self._curr.token_type not in (TokenType.COMMA, TokenType.R_PAREN):
+            self.raise_error("Expected ',' or ')' after the interval", self._curr)
+        return size
+
+    def _parse_alignment(self, close: int) -> exp.Expr:
+        """``TIME 'h:mm[:ss[.f]]'``: the string literal (the validator reads the time of day)."""
+        token = self._curr
+        if (
+            token is None
+            or token.text.upper() != "TIME"
+            or token.token_type in (TokenType.STRING, TokenType.IDENTIFIER)
+        ):
+            self.raise_error(f"Expected {ALIGNMENT_EXPECTED}", token)
+        self._advance()
+        literal = self._curr
+        if self._index >= close or literal is None or literal.token_type != TokenType.STRING:
+            self.raise_error(f"Expected {ALIGNMENT_EXPECTED}", literal)
+        self._advance()
+        if self._index < close and self._curr is not None and self._curr.token_type != TokenType.COMMA:
+            self.raise_error("Expected ',' or ')' after the TIME literal", self._curr)
+        node = exp.Literal.string(literal.text)
+        _mark(node, "value", literal)
+        return node
+
     def _floor_steps_tokens(self) -> tuple[int, int, int, int] | None:
         """When FLOOR's argument is ``( ... ) unit ... TO ...``: the indexes of that ``)``, of
         the unit, of TO and of FLOOR's own ``)``; else None (any other FLOOR)."""
@@ -274,6 +437,7 @@ class OverjoinParser(JoinWindowGrammar):
     def reset(self) -> None:
         super().reset()
         self._oj_pending_select = None
+        self._oj_table_starts = set()
         self.oj_error = None
 
     def raise_error(self, message: str, token: Token | None = None) -> None:
@@ -445,9 +609,11 @@ class OverjoinParser(JoinWindowGrammar):
                 consume_pipe=consume_pipe,
             )  # fmt: skip
         start = self._curr
+        self._oj_table_starts.add(self._index)
         stream = self._at_from_stream()
         if stream:
             self._advance()
+            self._oj_table_starts.add(self._index)
             this = self._parse_stream_target(alias_tokens)
         else:
             this = super()._parse_table(

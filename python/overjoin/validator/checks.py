@@ -27,6 +27,7 @@ from overjoin.validator.diagnostics import (
     Reporter,
     Text,
 )
+from overjoin.validator.group_window_checks import check_group_windows
 from overjoin.validator.model import (
     Block,
     Input,
@@ -68,6 +69,7 @@ def check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | 
         ctx = Context(block, reporter, tokens, schemas)
         ctx.run()
         check_stagger(ctx)
+        check_group_windows(ctx)
 
 
 def check_stagger(ctx: Context) -> None:

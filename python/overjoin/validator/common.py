@@ -103,10 +103,22 @@ def _order_column(spec: D.JoinWindowSpec | None) -> exp.Column | None:
 
 
 def _time_floors(select: exp.Select) -> Iterator[exp.Expr]:
-    """``STEP(ts BY ...)`` and ``FLOOR(ts TO unit)`` calls of ``select`` itself, not of nested queries."""
-    for node in select.find_all(D.TimeStep, exp.Floor):
-        if isinstance(node, exp.Floor) and not node.args.get("to"):
+    """``STEP(ts BY ...)``, ``FLOOR(ts TO unit)`` and ``CEIL(ts TO unit)`` calls of ``select`` itself,
+    not of nested queries."""
+    for node in select.find_all(D.TimeStep, exp.Floor, exp.Ceil):
+        if isinstance(node, (exp.Floor, exp.Ceil)) and not node.args.get("to"):
             continue
+        parent = node.parent
+        while parent is not None and parent is not select and not isinstance(parent, (exp.Select, exp.Subquery)):
+            parent = parent.parent
+        if parent is select:
+            yield node
+
+
+def _group_windows(select: exp.Select) -> Iterator[D.GroupWindow]:
+    """Calcite's group window calls of ``select`` itself (``GROUP BY TUMBLE(...)``, ``TUMBLE_END(...)``,
+    ...), not of nested queries."""
+    for node in select.find_all(D.GroupWindow):
         parent = node.parent
         while parent is not None and parent is not select and not isinstance(parent, (exp.Select, exp.Subquery)):
             parent = parent.parent

@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from overjoin import dialect as D
 from overjoin.validator.common import (
+    _group_windows,
     _time_floors,
 )
 
@@ -188,7 +189,9 @@ def _is_streaming(block: Block) -> bool:
     if block.select.args.get("stream"):
         return True
     if any(True for _ in _time_floors(block.select)):
-        return True  # STEP(ts BY ...) and FLOOR(ts TO unit) are not Spark SQL (docs/syntax.md)
+        return True  # STEP(ts BY ...), FLOOR/CEIL(ts TO unit) are not Spark SQL (docs/syntax.md)
+    if any(True for _ in _group_windows(block.select)):
+        return True  # nor are Calcite's group windows, GROUP BY TUMBLE(...) and TUMBLE_END(...)
     if block.select.args.get("stagger") is not None:
         return True  # nor is WINDOWED BY STAGGER (docs/semantics.md §13)
     for item in block.inputs:

@@ -94,6 +94,10 @@ object OverjoinErrors {
     parse("OVERJOIN_WINDOW_NAME_AS_INPUT", at, "name" -> name, "reference" -> reference, "input" -> input,
       "column" -> column)
 
+  /** Calcite's group windows (docs/semantics.md §11): a call whose place or arguments do not make a window. */
+  def groupWindow(at: TextSpan, call: String, problem: String, fix: String): OverjoinParseException =
+    parse("OVERJOIN_GROUP_WINDOW", at, "call" -> call, "problem" -> problem, "fix" -> fix)
+
   // -- Analysis errors (docs/syntax.md, "Errors" and docs/semantics.md) -------------------------
 
   def noRowtime(origin: Origin, input: String, source: String): OverjoinAnalysisException =
@@ -152,6 +156,10 @@ object OverjoinErrors {
 
   def asofExtraConditions(condition: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.ASOF_EXTRA_CONDITIONS", Origin(), "condition" -> condition)
+
+  /** A group window function that analysis finds is not the block's window (its time, or a stream's rowtime). */
+  def groupWindowOf(origin: Origin, call: String, problem: String, fix: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_GROUP_WINDOW", origin, "call" -> call, "problem" -> problem, "fix" -> fix)
 
   def twoTumblingWindows(first: String, second: String): OverjoinAnalysisException =
     analysis("OVERJOIN_UNSUPPORTED_SYNTAX.TWO_TUMBLING_WINDOWS", Origin(), "first" -> first, "second" -> second)

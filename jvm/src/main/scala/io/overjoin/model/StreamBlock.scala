@@ -7,11 +7,12 @@ package io.overjoin.model
  * text carry the same offsets, which is how the two are matched.
  *
  * `selectStart` is the offset of the block's `SELECT`; `selectStream` whether it says
- * `SELECT STREAM`; `timeFloors` its `STEP` and `FLOOR ... TO` calls; `slidingSpecs` and
+ * `SELECT STREAM`; `timeFloors` its `STEP`, `FLOOR ... TO` and `CEIL ... TO` calls; `slidingSpecs` and
  * `slidingCalls` the windows of its window functions and the calls that use them (§12); `stagger` its
  * `WINDOWED BY STAGGER` clause (§13); `kdaTimeCalls` the offsets of its `UNIX_TIMESTAMP(` and
  * `TO_TIMESTAMP(` calls, which mean milliseconds here, as in Kinesis Data Analytics; `ownSpans` the
- * character ranges of its expressions, its subqueries left out (a division there is KDA's).
+ * character ranges of its expressions, its subqueries left out (a division there is KDA's);
+ * `groupWindows` its Calcite group window calls (`GROUP BY TUMBLE(...)`, `TUMBLE_END(...)`, §11).
  */
 final case class StreamBlock(
     id: Int,
@@ -25,7 +26,8 @@ final case class StreamBlock(
     slidingCalls: Seq[SlidingCall] = Nil,
     stagger: Option[StaggerWindowCall] = None,
     kdaTimeCalls: Seq[Int] = Nil,
-    ownSpans: Seq[(Int, Int)] = Nil)
+    ownSpans: Seq[(Int, Int)] = Nil,
+    groupWindows: Seq[GroupWindowCall] = Nil)
 
 /**
  * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).

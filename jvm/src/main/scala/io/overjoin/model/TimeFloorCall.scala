@@ -1,14 +1,17 @@
 package io.overjoin.model
 
 /**
- * A `STEP(ts BY interval)` or `FLOOR(ts TO unit)` call in a streaming-dialect query block
- * (docs/semantics.md §11), as the parser found it. `start` is the offset of the function's name:
+ * A `STEP(ts BY interval)`, `FLOOR(ts TO unit)` or `CEIL(ts TO unit)` call in a streaming-dialect
+ * query block (docs/semantics.md §11), as the parser found it (`function` is `CEIL` for Calcite's
+ * `CEILING` too). `start` is the offset of the function's name:
  * Spark's function call node for the same text starts there too.
  *
  * `STEP` floors to a multiple of `stepMicros` since 1970-01-01 00:00:00 UTC (or, with a number
  * after `BY`, of `stepNumber`); `FLOOR` truncates to the start of its `unit` in the session time
- * zone. Grouped by over a rowtime, either makes a tumbling window (rewritten by
- * [[io.overjoin.catalyst.analysis.RewriteTumblingAggregates]]).
+ * zone; `CEIL` rounds up to the end of its unit (a time already at the start of a unit is its own
+ * ceiling). Grouped by over a rowtime, each makes a tumbling window (rewritten by
+ * [[io.overjoin.catalyst.analysis.RewriteTumblingAggregates]]): `CEIL`'s holds the times
+ * `(end - 1 unit, end]`, the others' `[start, start + step)`.
  *
  * KDA's template form `FLOOR((ts - TIMESTAMP '1970-01-01 00:00:00') SECOND / 10 TO SECOND)` is a
  * `FLOOR` with an `origin` (the timestamp, in microseconds since the epoch, UTC) and `stepMicros`
@@ -24,6 +27,7 @@ final case class TimeFloorCall(
     unit: Option[String] = None,
     origin: Option[Long] = None) {
   def isStep: Boolean = function == "STEP"
+  def isCeil: Boolean = function == "CEIL"
 }
 
 object TimeFloorCall {

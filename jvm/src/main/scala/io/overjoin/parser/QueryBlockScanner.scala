@@ -12,7 +12,8 @@ import io.overjoin.parser.Keywords.{AfterWindowClause, ClauseWords, SetOperators
  * `SELECT`, at any depth), reads the block's `FROM` clause into join inputs and joins, and decides
  * by that grammar whether the block is in the streaming dialect (docs/syntax.md, "When a statement
  * is overjoin's"): `SELECT STREAM`, `OVER` after a `FROM` relation, `WITHIN`, `ASOF JOIN`,
- * `FOR SYSTEM_TIME AS OF PROCTIME()`, `TUMBLE`/`HOP`, `STEP(ts BY ...)`/`FLOOR(ts TO ...)`, or
+ * `FOR SYSTEM_TIME AS OF PROCTIME()`, `TUMBLE`/`HOP`, `STEP(ts BY ...)`/`FLOOR(ts TO ...)`/`CEIL(ts TO ...)`,
+ * Calcite's group windows (`GROUP BY TUMBLE(ts, ...)`, `TUMBLE_END(...)`, ...), or
  * `WINDOWED BY STAGGER (...)`.
  *
  * Expressions are not parsed: they are balanced token runs that Spark's parser reads later. What
@@ -34,6 +35,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
   private val joins = new JoinParser(c, inputs, intervals)
   private val expressions = new ExpressionScanner(c)
   private val timeFloors = new TimeFloorParser(c, intervals)
+  private val groupWindows = new GroupWindowParser(c, intervals)
   private val sliding = new SlidingWindowParser(c, windows)
   private val staggers = new StaggerWindowParser(c, intervals)
   private val similars = new SimilarToParser(c)
@@ -138,9 +140,12 @@ final class QueryBlockScanner private (c: TokenCursor) {
     if (b.inputs.exists(_.window.isDefined)) b.dialect = true
     val exprRanges = Seq((listStart, fromIdx min end)) ++ b.onRanges ++
       Seq((clauseEnd, windowIdx), (windowEnd, end))
-    // STEP(ts BY ...) and FLOOR(ts TO ...) are not Spark SQL: a block holding one is ours.
+    // STEP(ts BY ...), FLOOR(ts TO ...) and CEIL(ts TO ...) are not Spark SQL: a block holding one is ours.
     val floors = exprRanges.flatMap { case (f, t) => timeFloors.calls(f, t) }
     if (floors.nonEmpty) b.dialect = true
+    // So are Calcite's group windows, GROUP BY TUMBLE(...) and their TUMBLE_END(...) (§11).
+    val groupCalls = exprRanges.flatMap { case (f, t) => groupWindows.calls(f, t) }
+    if (groupCalls.nonEmpty) b.dialect = true
     declareMonotonicRowtime(b, clauseEnd, windowIdx)
     // WINDOWED BY STAGGER (...) after FROM/WHERE (§13): not Spark SQL either.
     val staggerIdx = c.findAtDepth0(clauseEnd, windowIdx)(i => staggers.startsAt(i, end))
@@ -148,6 +153,10 @@ final class QueryBlockScanner private (c: TokenCursor) {
     if (b.dialect) {
       if (!selectStream) checkSelectList(listStart, fromIdx, end)
       b.pending.headOption.foreach(_.apply())
+      groupWindows.checkPlaces(groupCalls, listStart, fromIdx min end, groupItems(clauseEnd, windowIdx),
+        sorted = Seq((clauseEnd, windowIdx), (windowEnd, end)).exists { case (f, t) =>
+          c.findAtDepth0(f, t)(i => tokens(i).isWord("ORDER") && i + 1 < t && tokens(i + 1).isWord("BY")) < t
+        })
       val id = blocks.size
       val blockInputs = b.inputs.map { in =>
         val pos = SqlPosition.of(sql, in.relStart, in.relEnd)
@@ -179,8 +188,9 @@ final class QueryBlockScanner private (c: TokenCursor) {
       val kdaTimes = own.flatMap { case (idx, t) => idx.filter(i => isKdaTimeCall(i, t)).map(tokens(_).start) }
       blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs,
         floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1), kdaTimes,
-        own.flatMap { case (idx, _) => spans(idx) })
-      blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks ++ stagger.toSeq.flatMap(_._2)
+        own.flatMap { case (idx, _) => spans(idx) }, groupCalls.map(_.call))
+      blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks ++ stagger.toSeq.flatMap(_._2) ++
+        groupCalls.flatMap(_.blanks)
       blockReplacements(id) = floors.flatMap(_.replacements) ++ stagger.map(_._3)
     }
 
@@ -193,7 +203,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
   }
 
   /**
-   * `GROUP BY STEP(MONOTONIC(col) BY ...)` or `FLOOR(MONOTONIC(col) TO unit)` (docs/semantics.md
+   * `GROUP BY STEP(MONOTONIC(col) BY ...)` or `FLOOR`/`CEIL(MONOTONIC(col) TO unit)` (docs/semantics.md
    * §11): KDA's declaration that `col` only grows makes it the time of the block's tumbling windows.
    * The input that has `col` (the one it is qualified with, else the first) takes it as its rowtime,
    * as `OVER (ORDER BY col)` would say, unless its window names one already.
@@ -204,7 +214,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
     var i = group + 2
     while (i + 5 < to) {
       if (c.opensSubquery(i, to)) i = c.close(i, to)
-      else if ((tokens(i).isWord("STEP") || tokens(i).isWord("FLOOR")) && tokens(i + 1).isSymbol("(") &&
+      else if (tokens(i).isWordIn(TimeFloorParser.Functions) && tokens(i + 1).isSymbol("(") &&
         tokens(i + 2).isWord("MONOTONIC") && tokens(i + 3).isSymbol("(") && !(i > 0 && tokens(i - 1).isSymbol("."))) {
         val close = c.close(i + 3, to)
         val inner = (i + 4 until close).map(tokens)
@@ -284,6 +294,14 @@ final class QueryBlockScanner private (c: TokenCursor) {
         } else None
       }
     }
+  }
+
+  /** The items of the block's `GROUP BY` among tokens [from, to), as token ranges; none without one. */
+  private def groupItems(from: Int, to: Int): Seq[(Int, Int)] = {
+    val group = c.findAtDepth0(from, to)(i => tokens(i).isWord("GROUP") && i + 1 < to && tokens(i + 1).isWord("BY"))
+    if (group >= to) return Nil
+    val end = c.findAtDepth0(group + 2, to)(i => tokens(i).isWordIn(QueryBlockScanner.GroupByEnds))
+    c.splitAtCommas(group + 2, end)
   }
 
   /** The indices of tokens [from, to) outside subqueries (other blocks). */
@@ -411,12 +429,15 @@ object QueryBlockScanner {
   private val BinaryOperators = Set("+", "-", "*", "/", "%", "||", "=", "==", "<", ">", "<=", ">=", "<>", "!=",
     "<=>", "&", "|", "^", "::", ",")
 
+  /** The words that end a block's GROUP BY. */
+  private val GroupByEnds = Set("HAVING", "QUALIFY", "ORDER", "SORT", "CLUSTER", "DISTRIBUTE", "LIMIT", "OFFSET", "WINDOW")
+
   /** Functions whose meaning in a streaming block is Kinesis Data Analytics' rather than Spark's. */
   val KdaTimeFunctions: Set[String] = Set("UNIX_TIMESTAMP", "TO_TIMESTAMP")
 
   /** Words one of which every statement in the streaming dialect holds (docs/syntax.md). */
-  private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR",
-    "STAGGER", "SIMILAR", "RANDOM_CUT_FOREST", "TOP_K_ITEMS_TUMBLING", "COUNT_DISTINCT_ITEMS_TUMBLING")
+  private val DialectWords = Seq("STREAM", "OVER", "WITHIN", "ASOF", "PROCTIME", "TUMBLE", "HOP", "STEP", "FLOOR", "CEIL",
+    "SESSION", "STAGGER", "SIMILAR", "RANDOM_CUT_FOREST", "TOP_K_ITEMS_TUMBLING", "COUNT_DISTINCT_ITEMS_TUMBLING")
 
   /**
    * False when `sql` cannot be in the streaming dialect because it holds none of its words (in any

@@ -7,8 +7,9 @@ import io.overjoin.model.{Lexicon, Replacement, TimeFloorCall}
 
 /**
  * The production `time-floor` of docs/syntax.md: Kinesis Data Analytics' and s-Server's
- * `STEP(ts BY INTERVAL '60' SECOND)` (or `BY n` for a number) and `FLOOR(ts TO MINUTE)`. Neither
- * is Spark SQL, so each makes its query block overjoin's.
+ * `STEP(ts BY INTERVAL '60' SECOND)` (or `BY n` for a number) and `FLOOR(ts TO MINUTE)`, and
+ * Calcite's `CEIL(ts TO HOUR)` (also spelled `CEILING`). None is Spark SQL, so each makes its
+ * query block overjoin's.
  *
  * Spark's parser reads the call as a function of two arguments: `BY`/`TO` becomes a comma and
  * what follows it a `0`, the rest blanked (same length, so every offset stays):
@@ -32,10 +33,10 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
       val t = tokens(i)
       if (c.opensSubquery(i, to)) {
         i = c.close(i, to) + 1
-      } else if (t.kind == TokenKind.Word && (t.isWord("STEP") || t.isWord("FLOOR")) && i + 1 < to &&
+      } else if (t.kind == TokenKind.Word && t.isWordIn(TimeFloorParser.Functions) && i + 1 < to &&
         tokens(i + 1).isSymbol("(") && !(i > 0 && tokens(i - 1).isSymbol("."))) {
         val close = c.close(i + 1, to)
-        val word = if (t.isWord("STEP")) "BY" else "TO"
+        val word = TimeFloorParser.separator(t)
         val sep = c.findAtDepth0(i + 2, close)(k => tokens(k).isWord(word))
         if (sep < close) out += call(i, sep, close)
         // Calls inside the argument (FLOOR(STEP(...) TO HOUR)) are found as the scan goes on.
@@ -46,17 +47,17 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
   }
 
   private def call(at: Int, sep: Int, close: Int): Found = {
-    val fn = tokens(at).upper
+    val fn = TimeFloorParser.functionOf(tokens(at))
     val text = c.text(at, close + 1)
     if (fn == "FLOOR") floorOfDifference(at, sep, close, text).foreach(found => return found)
-    if (sep == at + 2) c.syntax(sep, s"the time to floor before ${tokens(sep).upper}")
+    if (sep == at + 2) c.syntax(sep, s"the time to ${if (fn == "CEIL") "round up" else "floor"} before ${tokens(sep).upper}")
     if (sep + 1 >= close) c.syntax(close, if (fn == "STEP") TimeFloorParser.stepExpected(tokens(close)) else
       s"a unit (${TimeFloorCall.FloorUnits.mkString(", ")})")
     val first = tokens(sep + 1)
     val last = tokens(close - 1)
     val replacements = Seq(Replacement(tokens(sep).start, ", "), Replacement(first.start, "0"))
     val blanks = if (last.end > first.start + 1) Seq((first.start + 1, last.end)) else Nil
-    val parsed = if (fn == "STEP") step(at, sep, close, text) else floor(sep, close, text)
+    val parsed = if (fn == "STEP") step(at, sep, close, text) else floor(fn, sep, close, text)
     Found(parsed.copy(start = tokens(at).start), replacements, blanks)
   }
 
@@ -130,18 +131,28 @@ private[parser] final class TimeFloorParser(c: TokenCursor, intervals: IntervalP
     Some(Found(call, replacements, blanks))
   }
 
-  private def floor(sep: Int, close: Int, text: String): TimeFloorCall = {
+  /** `FLOOR(ts TO unit)` or `CEIL(ts TO unit)`: the unit after TO. */
+  private def floor(fn: String, sep: Int, close: Int, text: String): TimeFloorCall = {
     val u = tokens(sep + 1)
     val unit = u.upper.stripSuffix("S")
     if (u.kind != TokenKind.Word || !TimeFloorCall.FloorUnits.contains(unit))
       c.syntax(sep + 1, s"a unit (${TimeFloorCall.FloorUnits.mkString(", ")})")
     if (sep + 2 < close) c.syntax(sep + 2, "')' after the unit")
-    TimeFloorCall(0, "FLOOR", text, unit = Some(unit))
+    TimeFloorCall(0, fn, text, unit = Some(unit))
   }
 }
 
 private[parser] object TimeFloorParser {
   private val Fixed = Set("SECOND", "MINUTE", "HOUR", "DAY")
+
+  /** The words of the calls this parser reads; `CEILING` is `CEIL`'s other spelling. */
+  val Functions: Set[String] = Set("STEP", "FLOOR", "CEIL", "CEILING")
+
+  /** The function a call's name means: `STEP`, `FLOOR` or `CEIL`. */
+  def functionOf(t: Token): String = if (t.isWord("CEILING")) "CEIL" else t.upper
+
+  /** The word that separates a call's time from its step or unit: `STEP(ts BY ...)`, `FLOOR(ts TO ...)`. */
+  def separator(t: Token): String = if (t.isWord("STEP")) "BY" else "TO"
 
   def unitOf(t: Token): String = t.upper.stripSuffix("S")
   def isFixedUnit(t: Token): Boolean = t.kind == TokenKind.Word && Fixed(unitOf(t))

@@ -1,14 +1,14 @@
 package io.overjoin.catalyst.expressions
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedException
-import org.apache.spark.sql.catalyst.expressions.{Add, Expression, IntegralDivide, Literal, MicrosToTimestamp, MultiplyDTInterval, Pmod, Subtract, TimestampAdd, TruncTimestamp, UnaryExpression, Unevaluable, UnixMicros}
+import org.apache.spark.sql.catalyst.expressions.{Add, EqualTo, Expression, If, IntegralDivide, Literal, MicrosToTimestamp, MultiplyDTInterval, Pmod, Subtract, TimestampAdd, TruncTimestamp, UnaryExpression, Unevaluable, UnixMicros}
 import org.apache.spark.sql.types.{DataType, DayTimeIntervalType}
 
 import io.overjoin.model.TimeFloorCall
 
 /**
- * `STEP(ts BY ...)` or `FLOOR(ts TO unit)` of query block `block`, before analysis decides what it
- * is (docs/semantics.md §11). In the `GROUP BY` of an aggregation, over a rowtime of the block, it
+ * `STEP(ts BY ...)`, `FLOOR(ts TO unit)` or `CEIL(ts TO unit)` of query block `block`, before
+ * analysis decides what it is (docs/semantics.md §11). In the `GROUP BY` of an aggregation, over a rowtime of the block, it
  * makes a tumbling window, which
  * [[io.overjoin.catalyst.analysis.RewriteTumblingAggregates]] rewrites; anywhere else it is the
  * scalar [[floorOf]] of its argument. It stays unresolved until one of the two has happened.
@@ -30,7 +30,8 @@ case class TimeFloor(block: Int, call: TimeFloorCall, child: Expression)
   /**
    * The call's value at `ts`: `ts` floored to a multiple of the step since the epoch, or to the
    * start of the unit in `timeZone`; for KDA's `FLOOR((ts - TIMESTAMP '...') SECOND / n TO SECOND)`,
-   * the number of whole steps since the origin, as an interval of the unit (what KDA gives).
+   * the number of whole steps since the origin, as an interval of the unit (what KDA gives); for
+   * Calcite's `CEIL(ts TO unit)`, `ts` rounded up to the end of its unit (itself when `ts` starts a unit).
    */
   def floorOf(ts: Expression, timeZone: String): Expression = call match {
     case TimeFloorCall(_, _, _, Some(micros), _, Some(unit), Some(origin)) =>
@@ -42,6 +43,9 @@ case class TimeFloor(block: Int, call: TimeFloorCall, child: Expression)
     case TimeFloorCall(_, "STEP", _, None, Some(number), _, _) =>
       val n = if (number.forall(_.isDigit)) Literal(number.toLong) else Literal(BigDecimal(number))
       Subtract(ts, Pmod(ts, n))
+    case TimeFloorCall(_, "CEIL", _, _, _, Some(unit), _) =>
+      val floor = TruncTimestamp(Literal(unit), ts, Some(timeZone))
+      If(EqualTo(floor, ts), floor, TimestampAdd(unit, Literal(1L), floor, Some(timeZone)))
     case TimeFloorCall(_, _, _, _, _, Some(unit), _) =>
       TruncTimestamp(Literal(unit), ts, Some(timeZone))
     case other => throw new IllegalStateException(s"not a time floor: $other")
@@ -53,14 +57,27 @@ case class TimeFloor(block: Int, call: TimeFloorCall, child: Expression)
     case _ => floorOf(ts, timeZone)
   }
 
-  /** Where the window of `ts` ends (exclusive): its start plus one step or unit. */
+  /**
+   * Where the window of `ts` ends (exclusive): its start plus one step or unit; for `CEIL`, whose
+   * window `(end - 1 unit, end]` holds its end, the instant after the end.
+   */
   def endOf(ts: Expression, timeZone: String): Expression = call match {
+    case TimeFloorCall(_, "CEIL", _, _, _, Some(_), _) =>
+      MicrosToTimestamp(Add(UnixMicros(floorOf(ts, timeZone)), Literal(1L)))
     case TimeFloorCall(_, _, _, Some(micros), _, _, Some(origin)) => TimeFloor.stepEnd(ts, micros, origin)
     case TimeFloorCall(_, "STEP", _, Some(micros), _, _, _) => TimeFloor.stepEnd(ts, micros)
     case TimeFloorCall(_, _, _, _, _, Some(unit), _) =>
       TimestampAdd(unit, Literal(1L), floorOf(ts, timeZone), Some(timeZone))
     case other => throw new IllegalStateException(s"no window end for $other")
   }
+
+  /**
+   * The `ROWTIME` of the group that holds `ts` (docs/semantics.md §11): its window's end, the
+   * first instant after it; for `CEIL`, the call's value, the last instant of its window. A
+   * stream emits the group when the watermark reaches it: every row of the window is then late.
+   */
+  def groupRowtime(ts: Expression, timeZone: String): Expression =
+    if (call.isCeil) floorOf(ts, timeZone) else endOf(ts, timeZone)
 }
 
 object TimeFloor {

@@ -9,12 +9,12 @@ import org.apache.spark.sql.execution.command.CreateViewCommand
 import org.apache.spark.sql.catalyst.trees.{CurrentOrigin, TreeNode}
 import org.apache.spark.sql.overjoin.{KdaDivide, KdaTimeCall, SimilarTo}
 
-import io.overjoin.catalyst.expressions.{RowtimeReference, SlidingLag, TimeFloor}
+import io.overjoin.catalyst.expressions.{GroupWindow, RowtimeReference, SlidingLag, TimeFloor}
 import io.overjoin.catalyst.analysis.{ImplicitRowtime, SlidingFrames}
 import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode, StaggerInput, StreamDistinct, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.{OverjoinErrors, TextSpan}
 import io.overjoin.parser.QueryBlockScanner
-import io.overjoin.model.{RowtimeRef, ScanResult, SimilarToCall, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
+import io.overjoin.model.{GroupWindowCall, RowtimeRef, ScanResult, SimilarToCall, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
 
 /**
  * Puts overjoin's nodes into the plan Spark's parser made of the blanked text. Because blanking
@@ -30,8 +30,10 @@ import io.overjoin.model.{RowtimeRef, ScanResult, SimilarToCall, SlidingCall, Sl
  *    A word with no column reference of Spark's at its offset is a name in another role (an alias
  *    written without AS, as in `SELECT STREAM ROWTIME ROWTIME` or `SELECT STREAM stream rowtime`,
  *    a lambda's variable) and is left as Spark read it;
- *  - each `STEP(ts BY ...)`/`FLOOR(ts TO ...)`, which Spark read as a call of two arguments,
- *    becomes a [[TimeFloor]] of its first;
+ *  - each `STEP(ts BY ...)`/`FLOOR(ts TO ...)`/`CEIL(ts TO ...)`, which Spark read as a call of
+ *    two arguments, becomes a [[TimeFloor]] of its first;
+ *  - each of Calcite's group window calls (`TUMBLE(ts, ...)` in `GROUP BY`, `TUMBLE_END(ts, ...)`,
+ *    ...), which Spark read as a call of its time alone, becomes a [[GroupWindow]] of it;
  *  - each `SIMILAR TO`, which Spark read as `RLIKE`, becomes a [[SimilarTo]] (in any query block,
  *    streaming or not, and in subqueries);
  *  - each `UNIX_TIMESTAMP(x)` and `TO_TIMESTAMP(x)` of a streaming block becomes a [[KdaTimeCall]],
@@ -84,6 +86,8 @@ object StreamPlanBuilder {
       scan.blocks.flatMap(b => b.rowtimeRefs.map(r => r.start -> (b, r))).toMap
     val floorsAt: Map[Int, (StreamBlock, TimeFloorCall)] =
       scan.blocks.flatMap(b => b.timeFloors.map(f => f.start -> (b, f))).toMap
+    val groupWindowsAt: Map[Int, (StreamBlock, GroupWindowCall)] =
+      scan.blocks.flatMap(b => b.groupWindows.map(g => g.start -> (b, g))).toMap
     val blocks = scan.blocks.map(b => b.id -> b).toMap
     val specsAt: Map[Int, (StreamBlock, SlidingSpec)] =
       scan.blocks.flatMap(b => b.slidingSpecs.map(s => s.open -> (b, s))).toMap
@@ -145,6 +149,7 @@ object StreamPlanBuilder {
     targets.foreach { case (s, p) => inputOf.put(p, s) }
     val wrapped = mutable.Set.empty[Int]
     val floorsReplaced = mutable.Set.empty[Int]
+    val groupWindowsReplaced = mutable.Set.empty[Int]
 
     // KDA: every stream has a ROWTIME, a SELECT STREAM subquery's too, whether or not its select
     // list names it (docs/semantics.md §10). Read by a streaming block, such a subquery gets its
@@ -157,9 +162,10 @@ object StreamPlanBuilder {
       case w: WithWindowDefinition => w.copy(child = implicitRowtime(w.child, plainToo))
       // A streaming ORDER BY (a view's), above the select list.
       case o: Sort => o.copy(child = implicitRowtime(o.child, plainToo))
-      // An aggregation: its ROWTIME is the window's end (a tumbling or stagger window, §11, §13).
+      // An aggregation: its ROWTIME is the window's end (a tumbling, Calcite group or stagger
+      // window, §11, §13).
       case agg: Aggregate if ownBlock(agg).exists(b => selectStreamsAt.get(b.selectStart).contains(b)) &&
-          !agg.aggregateExpressions.exists(namesRowtime) && agg.groupingExpressions.exists(g => startOf(g).exists(floorsAt.contains)) =>
+          !agg.aggregateExpressions.exists(namesRowtime) && agg.groupingExpressions.exists(g => startOf(g).exists(windowAt)) =>
         val b = ownBlock(agg).get
         agg.copy(aggregateExpressions = agg.aggregateExpressions :+ Alias(RowtimeReference(b.id, None, "ROWTIME"), "ROWTIME")())
       case proj: Project if startOf(proj).exists(selectStreamsAt.contains) && !proj.projectList.exists(namesRowtime) =>
@@ -170,6 +176,8 @@ object StreamPlanBuilder {
         proj.copy(projectList = proj.projectList :+ Alias(ImplicitRowtime(), "ROWTIME")())
       case other => other
     }
+    // A STEP/FLOOR/CEIL call or a GROUP BY TUMBLE/HOP/SESSION(...) starts at `at`.
+    def windowAt(at: Int): Boolean = floorsAt.contains(at) || groupWindowsAt.get(at).exists(_._2.isGroup)
     // The block whose FROM an aggregation reads: that of the first join input below it.
     def ownBlock(agg: Aggregate): Option[StreamBlock] = agg.child.collectFirst { case w: WindowedInput => blocks(w.block) }
     def rewrite(p: LogicalPlan): LogicalPlan = {
@@ -217,6 +225,10 @@ object StreamPlanBuilder {
           val (b, call) = floorsAt(startOf(f).get)
           floorsReplaced += call.start
           CurrentOrigin.withOrigin(f.origin)(TimeFloor(b.id, call, f.arguments.head))
+        case f: UnresolvedFunction if startOf(f).exists(groupWindowsAt.contains) && f.arguments.size == 1 =>
+          val (b, call) = groupWindowsAt(startOf(f).get)
+          groupWindowsReplaced += call.start
+          CurrentOrigin.withOrigin(f.origin)(GroupWindow(b.id, call, f.arguments.head))
         case d: Divide if startOf(d).exists(inOwnSpan) =>
           CurrentOrigin.withOrigin(d.origin)(KdaDivide(d.left, d.right))
         case a: UnresolvedAttribute if startOf(a).exists(refsAt.contains) && isRowtimeName(a, refsAt(startOf(a).get)._2) =>
@@ -224,7 +236,8 @@ object StreamPlanBuilder {
           val placeholder = CurrentOrigin.withOrigin(a.origin)(RowtimeReference(b.id, ref.qualifier, ref.spelling))
           if (ref.selectItem) Alias(placeholder, ref.spelling)() else placeholder
       }
-      val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty && kdaTimesAt.isEmpty && ownSpans.isEmpty
+      val nothingOfOurs = refsAt.isEmpty && floorsAt.isEmpty && specsAt.isEmpty && kdaTimesAt.isEmpty && ownSpans.isEmpty &&
+        groupWindowsAt.isEmpty
       val withExprs = if (nothingOfOurs) withStaggers else withStaggers.transformAllExpressionsWithPruning(_ => true)(ours)
       // The WINDOW clause's definitions are a map, which expression transforms do not enter.
       val withRefs = if (specsAt.isEmpty && refsAt.isEmpty) withExprs else withExprs.transformDown {
@@ -285,6 +298,12 @@ object StreamPlanBuilder {
     val lostFloors = floorsAt.keySet -- floorsReplaced
     if (lostFloors.nonEmpty) {
       throw OverjoinErrors.internal(s"no expression for the call ${floorsAt(lostFloors.min)._2.text}")
+    }
+    val lostGroupWindows = groupWindowsAt.keySet -- groupWindowsReplaced
+    if (lostGroupWindows.nonEmpty) {
+      val call = groupWindowsAt(lostGroupWindows.min)._2
+      throw OverjoinErrors.syntaxDetail(TextSpan(sqlText, call.start, call.start + call.function.length),
+        s"'${call.text}'", "Spark's parser does not read this as a call of a function")
     }
     result
   }

@@ -1,0 +1,2 @@
+-- error: OJ001 2:62
+SELECT STREAM CEIL(rowtime TO HOUR) AS r, CEILING(rowtime TO FORTNIGHT) AS f FROM Orders

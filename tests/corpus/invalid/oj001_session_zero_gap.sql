@@ -1,0 +1,2 @@
+-- error: OJ001 2:70
+SELECT STREAM COUNT(*) FROM Orders GROUP BY userId, SESSION(rowtime, INTERVAL '0' MINUTE)

@@ -1,0 +1,2 @@
+-- error: OJ001 2:59
+SELECT STREAM COUNT(*) FROM Orders GROUP BY TUMBLE(rowtime)
