@@ -92,6 +92,14 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / CLK_TCK
 
 
+def processes_started() -> int:
+    """Processes started on the machine since boot (/proc/stat), for forks per second."""
+    for line in Path("/proc/stat").read_text().splitlines():
+        if line.startswith("processes "):
+            return int(line.split()[1])
+    return 0
+
+
 def rss_mib(pids: list[int]) -> float:
     total = 0
     for p in pids:
@@ -268,6 +276,7 @@ class Outcome:
     filter_rows: int  # rows in their targets
     profile: list[tuple[str, int]] = field(default_factory=list)
     load: tuple[float, float] = (0.0, 0.0)
+    forks: float = 0.0  # processes started per second on the machine (Hadoop's chmod among them)
 
     def keeps_up(self) -> bool:
         every = [x for v in self.latency.values() for x in v]
@@ -313,6 +322,7 @@ def run_config(work: Path, cfg: Config, warmup: float, seconds: float, profile: 
             subprocess.run(["jcmd", str(jvm), "JFR.start", "name=appcost", "settings=profile", f"filename={jfr}"],
                            capture_output=True, timeout=60)  # fmt: skip
         load0 = os.getloadavg()[0]
+        forks0 = processes_started()
         t0, c0 = time.monotonic(), cpu_seconds(pids)
         start_wall = time.time()
         for s in range(int(seconds)):
@@ -320,7 +330,9 @@ def run_config(work: Path, cfg: Config, warmup: float, seconds: float, profile: 
             print(f"\r  {cfg.label}: {s + 1}/{int(seconds)} s measured", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
         pids = tree(server.proc.pid)
-        cores = (cpu_seconds(pids) - c0) / (time.monotonic() - t0)
+        elapsed = time.monotonic() - t0
+        cores = (cpu_seconds(pids) - c0) / elapsed
+        forks = (processes_started() - forks0) / elapsed
         load1 = os.getloadavg()[0]
         fed = 0
         if feeder:
@@ -338,13 +350,14 @@ def run_config(work: Path, cfg: Config, warmup: float, seconds: float, profile: 
         filter_rows = sum(watcher.rows[t] for t, k in targets.items() if k == "filter")
         n_filters = sum(1 for k in targets.values() if k == "filter")
         return Outcome(cfg, cores, latency, heap_used_mib(jvm), rss_mib(pids), fed * n_filters, filter_rows,
-                       samples, (load0, load1))  # fmt: skip
+                       samples, (load0, load1), forks)  # fmt: skip
     finally:
         server.stop()
 
 
 def summarize_profile(jfr: Path) -> list[tuple[str, int]]:
-    """The JFR file's execution samples by where their top frame's class lives (a package group)."""
+    """The JFR file's execution samples by what they run (a group of classes on the stack, else the
+    first class outside the JDK and Scala's library) and, prefixed ``thread:``, by thread kind."""
     jfr_tool = shutil.which("jfr")
     if not jfr_tool or not jfr.exists():
         return []
@@ -355,11 +368,24 @@ def summarize_profile(jfr: Path) -> list[tuple[str, int]]:
     except (ValueError, KeyError):
         return []
     groups: Counter[str] = Counter()
+    threads: Counter[str] = Counter()
     for e in events:
-        frames = e.get("values", {}).get("stackTrace", {}).get("frames", [])
+        values = e.get("values", {})
+        frames = values.get("stackTrace", {}).get("frames", [])
         names = [f["method"]["type"]["name"].replace("/", ".") for f in frames if "method" in f]
         groups[classify(names)] += 1
-    return groups.most_common()
+        thread = (values.get("sampledThread") or {}).get("javaName") or "?"
+        threads["thread: " + thread_kind(thread)] += 1
+    return groups.most_common() + threads.most_common()
+
+
+def thread_kind(name: str) -> str:
+    """A thread's name without the numbers and query ids that tell threads of one kind apart."""
+    if name.startswith("stream execution thread"):
+        return "a query's micro-batch thread (planning, logs, commits, the driver's part)"
+    if name.startswith("Executor task launch worker"):
+        return "executor tasks"
+    return re.sub(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}|\d+", "", name).rstrip("-# ") or name
 
 
 #: (group, substrings of a frame's class) in priority order: the first group any frame of the
@@ -395,7 +421,8 @@ def classify(frames: list[str]) -> str:
         for group, needles in GROUPS:
             if any(n in frame for n in needles):
                 return group
-    return "other (" + (frames[0].rsplit(".", 2)[0] if frames else "?") + ")"
+    own = [f for f in frames if not f.startswith(("java.", "javax.", "jdk.", "sun.", "scala."))]
+    return "other: " + (own[0] if own else frames[0] if frames else "?")
 
 
 # ---- report -------------------------------------------------------------------------------------
@@ -416,12 +443,13 @@ def report(outcomes: list[Outcome], command: str, args: argparse.Namespace) -> s
         f"Each row is a fresh server; {args.warmup:.0f} s of warm-up, then {args.seconds:.0f} s measured. "
         "Records per second are per source (two sources). Latency: the moment a row was seen in its "
         "target's folder less its ROWTIME, seconds, p50 / p90 / p99, per pump kind over all its pumps. "
-        "Cores: CPU seconds per second of the server's process tree. The machine's load average "
-        "before and after shows what else ran.",
+        "Cores: CPU seconds per second of the server's process tree. Forks/s: processes started on "
+        "the whole machine per second (/proc/stat). The machine's load average before and after "
+        "shows what else ran.",
         "",
         "| configuration | pumps | records/s | cores | cores/pump | filter | step | sliding | join | chain "
-        "| heap MiB | RSS MiB | keeps up | load avg |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| heap MiB | RSS MiB | forks/s | keeps up | load avg |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
         c = o.config
@@ -430,15 +458,20 @@ def report(outcomes: list[Outcome], command: str, args: argparse.Namespace) -> s
         lines.append(
             f"| {c.label} | {c.pumps} | {c.rate if c.shape != 'idle' else 0} | {o.cores:.2f} | {per:.3f} | "
             + " | ".join(cell(o.latency.get(k, [])) for k in (*KINDS, "chain"))
-            + f" | {heap} | {o.rss_mib:.0f} | {'yes' if o.keeps_up() else 'no'} | {o.load[0]:.1f} -> {o.load[1]:.1f} |"
+            + f" | {heap} | {o.rss_mib:.0f} | {o.forks:.0f} | {'yes' if o.keeps_up() else 'no'} "
+            f"| {o.load[0]:.1f} -> {o.load[1]:.1f} |"
         )
     profiled = [o for o in outcomes if o.profile]
     for o in profiled:
-        total = sum(n for _, n in o.profile)
+        total = sum(n for g, n in o.profile if not g.startswith("thread: "))
         lines += ["", f"Profile of `{o.config.label}` (JFR execution samples of the JVM over the measured "
                   f"seconds, {total} samples, by the first frame of each stack in a known group):", "",
                   "| where | samples | share |", "|---|---|---|"]  # fmt: skip
-        lines += [f"| {g} | {n} | {n / total:.0%} |" for g, n in o.profile[:12]]
+        by_what = [(g, n) for g, n in o.profile if not g.startswith("thread: ")]
+        by_thread = [(g.removeprefix("thread: "), n) for g, n in o.profile if g.startswith("thread: ")]
+        lines += [f"| {g} | {n} | {n / total:.0%} |" for g, n in by_what[:14]]
+        lines += ["", "The same samples by thread:", "", "| thread | samples | share |", "|---|---|---|"]
+        lines += [f"| {g} | {n} | {n / total:.0%} |" for g, n in by_thread[:8]]
     return "\n".join(lines) + "\n"
 
 

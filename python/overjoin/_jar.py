@@ -15,6 +15,10 @@ EXTENSION_CLASS = "io.overjoin.OverjoinExtensions"
 #: get Spark's own manager. ``configure()`` and ``overjoin server`` set it unless it is set already.
 CHECKPOINT_MANAGER_SETTING = "spark.sql.streaming.checkpointFileManagerClass"
 CHECKPOINT_MANAGER_CLASS = "io.overjoin.streaming.LocalCheckpointFileManager"
+#: Hadoop's local file system with permissions set through java.nio (no chmod process per file):
+#: what `overjoin server` writes sink files with on a local master.
+LOCAL_FILE_SYSTEM_SETTING = "spark.hadoop.fs.file.impl"
+LOCAL_FILE_SYSTEM_CLASS = "io.overjoin.streaming.NioLocalFileSystem"
 
 _JAR = Path(__file__).resolve().parent / "jars" / "overjoin.jar"
 

@@ -24,7 +24,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from overjoin._jar import CHECKPOINT_MANAGER_CLASS, CHECKPOINT_MANAGER_SETTING, named_outside_the_builder
+from overjoin._jar import (
+    CHECKPOINT_MANAGER_CLASS,
+    CHECKPOINT_MANAGER_SETTING,
+    LOCAL_FILE_SYSTEM_CLASS,
+    LOCAL_FILE_SYSTEM_SETTING,
+    named_outside_the_builder,
+)
 
 __all__ = ["MAIN_CLASS", "TOKEN_ENV", "add_arguments", "build_command", "main"]
 
@@ -177,6 +183,15 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         kv.split("=", 1)[0].strip() == CHECKPOINT_MANAGER_SETTING for kv in args.conf
     ) and not named_outside_the_builder(CHECKPOINT_MANAGER_SETTING):
         cmd += ["--conf", f"{CHECKPOINT_MANAGER_SETTING}={CHECKPOINT_MANAGER_CLASS}"]
+    # Sink files (pumps' rows) without a chmod process per file and per checksum, on a local
+    # master, where the jar on the driver's class path is every executor's (a cluster's executors
+    # load it later than Hadoop's file systems are made); a --conf or spark-defaults.conf wins.
+    if (
+        args.master.startswith("local")
+        and not any(kv.split("=", 1)[0].strip() == LOCAL_FILE_SYSTEM_SETTING for kv in args.conf)
+        and not named_outside_the_builder(LOCAL_FILE_SYSTEM_SETTING)
+    ):
+        cmd += ["--conf", f"{LOCAL_FILE_SYSTEM_SETTING}={LOCAL_FILE_SYSTEM_CLASS}"]
     for kv in args.conf:
         cmd += ["--conf", kv]
     if getattr(args, "jars", None):

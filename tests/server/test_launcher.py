@@ -55,3 +55,15 @@ def test_a_manager_in_spark_defaults_is_left_alone(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))
     cmd, _ = command_for("--state-dir", str(tmp_path / "s"))
     assert key not in confs(cmd)
+
+
+def test_sink_files_get_overjoins_local_file_system_on_a_local_master(tmp_path: Path) -> None:
+    key = "spark.hadoop.fs.file.impl"
+    cmd, _ = command_for("--state-dir", str(tmp_path / "s"))
+    assert confs(cmd)[key] == "io.overjoin.streaming.NioLocalFileSystem"
+    cmd, _ = command_for("--state-dir", str(tmp_path / "s"), "--master", "spark://127.0.0.1:7077")
+    assert key not in confs(cmd)  # a cluster's executors load the jar after Hadoop's file systems
+    cmd, _ = command_for("--state-dir", str(tmp_path / "s"), "--conf", f"{key}=org.apache.hadoop.fs.LocalFileSystem")
+    assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "--conf" and cmd[i + 1].startswith(key)] == [
+        f"{key}=org.apache.hadoop.fs.LocalFileSystem"
+    ]

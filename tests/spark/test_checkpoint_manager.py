@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -203,3 +204,58 @@ def test_a_stream_forks_no_process_for_its_checkpoint(spark):
     ours, _ = _forks_into(spark, OURS)
     assert sparks >= 3 * len(batches), f"Spark's manager forked {sparks} processes for {len(batches)} batches"
     assert ours == 0, f"overjoin's manager forked {ours} processes on checkpoint files"
+
+
+# -- sink files: overjoin server's fs.file.impl --------------------------------------------------
+
+
+def _write_parquet(spark: Any, impl: str | None) -> tuple[Path, list[str]]:
+    """A small Parquet dataset written with ``impl`` as the local file system (Hadoop's without),
+    under a JFR recording of process starts: its folder and the commands started."""
+    jvm = spark._jvm
+    out = Path(tempfile.mkdtemp(prefix="overjoin-fs-")) / "data"
+    if impl:
+        spark.conf.set("fs.file.impl", impl)
+    spark.conf.set("fs.file.impl.disable.cache", "true")  # a file system made for this write
+    recording = jvm.jdk.jfr.Recording()
+    recording.enable("jdk.ProcessStart")
+    recording.start()
+    try:
+        spark.range(0, 1000, 1, 4).selectExpr("id", "id % 7 AS k").write.partitionBy("k").parquet(str(out))
+    finally:
+        recording.stop()
+        spark.conf.unset("fs.file.impl")
+        spark.conf.unset("fs.file.impl.disable.cache")
+    dump = tempfile.mkdtemp(prefix="overjoin-fs-jfr-") + "/forks.jfr"
+    recording.dump(jvm.java.io.File(dump).toPath())
+    recording.close()
+    events = jvm.jdk.jfr.consumer.RecordingFile.readAllEvents(jvm.java.io.File(dump).toPath())
+    commands = [str(e.getString("command")) for e in events if e.getEventType().getName() == "jdk.ProcessStart"]
+    return out, [c for c in commands if str(out) in c]
+
+
+def _shape(folder: Path) -> list[tuple[str, int]]:
+    """Each file and folder under ``folder`` with its permission bits, the write's UUIDs masked."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            p = Path(root) / name
+            masked = re.sub(
+                r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>", str(p.relative_to(folder))
+            )
+            out.append((masked, _mode(p)))
+    return sorted(out)
+
+
+def test_sink_files_are_hadoops_without_a_process_per_file(spark):
+    """overjoin server's ``fs.file.impl`` (io.overjoin.streaming.NioLocalFileSystem) writes the same
+    files, checksums and permission bits as Hadoop's LocalFileSystem, and starts no chmod for them;
+    the rows read back are the same."""
+    hadoops, hadoop_forks = _write_parquet(spark, None)
+    ours, our_forks = _write_parquet(spark, overjoin._jar.LOCAL_FILE_SYSTEM_CLASS)
+    assert len(hadoop_forks) >= 7, f"Hadoop's file system started {len(hadoop_forks)} processes"
+    assert our_forks == [], our_forks
+    assert any(name.endswith(".crc") for name, _ in _shape(ours))
+    assert _shape(ours) == _shape(hadoops)
+    read = lambda p: sorted(tuple(r) for r in spark.read.parquet(str(p)).collect())  # noqa: E731
+    assert read(ours) == read(hadoops) and len(read(ours)) == 1000

@@ -5,7 +5,7 @@ import java.nio.file.Files
 import java.nio.file.attribute.PosixFilePermission
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{ChecksumFs, DelegateToFileSystem, FileStatus, FileSystem, FsServerDefaults, Path, PathFilter, RawLocalFileSystem}
+import org.apache.hadoop.fs.{ChecksumFs, DelegateToFileSystem, FileStatus, FileSystem, FsServerDefaults, LocalFileSystem, Path, PathFilter, RawLocalFileSystem}
 import org.apache.hadoop.fs.local.LocalConfigKeys
 import org.apache.hadoop.fs.permission.FsPermission
 import org.apache.hadoop.io.nativeio.NativeIO
@@ -123,3 +123,11 @@ class NioRawLocalFs(uri: URI, conf: Configuration)
 class NioLocalFs(uri: URI, conf: Configuration) extends ChecksumFs(new NioRawLocalFs(uri, conf)) {
   def this(conf: Configuration) = this(new URI("file:///"), conf)
 }
+
+/**
+ * Hadoop's `LocalFileSystem` (checksummed, `.crc` files) over [[NioRawLocalFileSystem]], for
+ * `fs.file.impl`: the files a query writes outside its checkpoint (a Parquet sink's data files, a
+ * durable stream's rows) without a `chmod` process per file and per checksum. `overjoin server`
+ * sets it for a local master (docs/operator.md, "An application's pumps on one server").
+ */
+class NioLocalFileSystem extends LocalFileSystem(new NioRawLocalFileSystem)
