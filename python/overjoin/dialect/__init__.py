@@ -11,6 +11,7 @@ The dialect subclasses sqlglot's Spark dialect. Its parser hooks add:
 * ``WINDOW name AS (...)`` definitions written in the join-window grammar (:class:`NamedJoinWindow`);
 * ``WINDOWED BY STAGGER (PARTITION BY ... RANGE ...)`` after FROM/WHERE (:class:`StaggerWindow`, the
   block's ``stagger``);
+* s-Server's t-sort, ``ORDER BY key WITHIN <duration> [, keys]`` (:class:`OjOrder`);
 * ``FOR SYSTEM_TIME AS OF PROCTIME()`` kept as written (sqlglot would turn it into ``TIMESTAMP AS OF``).
 
 ``ASOF [LEFT] JOIN`` and ``TUMBLE(...)``/``HOP(...)`` in ``FROM`` already parse in sqlglot's Spark
@@ -36,6 +37,7 @@ from overjoin.dialect.expressions import (
     JoinWindowSpec,
     NamedJoinWindow,
     OjJoin,
+    OjOrder,
     OjSelect,
     OjSubquery,
     OjTable,
@@ -58,6 +60,7 @@ __all__ = [
     "JoinWindowSpec",
     "NamedJoinWindow",
     "OjJoin",
+    "OjOrder",
     "OjSelect",
     "OjSubquery",
     "OjTable",

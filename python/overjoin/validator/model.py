@@ -191,6 +191,8 @@ def _is_streaming(block: Block) -> bool:
         return True  # STEP(ts BY ...) and FLOOR(ts TO unit) are not Spark SQL (docs/syntax.md)
     if block.select.args.get("stagger") is not None:
         return True  # nor is WINDOWED BY STAGGER (docs/semantics.md §13)
+    if isinstance(block.select.args.get("order"), D.OjOrder):
+        return True  # nor is s-Server's t-sort, ORDER BY key WITHIN ... (§11)
     for item in block.inputs:
         if item.streamed or item.join_window is not None or item.kind == "lookup":
             return True

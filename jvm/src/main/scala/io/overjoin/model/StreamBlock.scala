@@ -11,7 +11,9 @@ package io.overjoin.model
  * `slidingCalls` the windows of its window functions and the calls that use them (§12); `stagger` its
  * `WINDOWED BY STAGGER` clause (§13); `kdaTimeCalls` the offsets of its `UNIX_TIMESTAMP(` and
  * `TO_TIMESTAMP(` calls, which mean milliseconds here, as in Kinesis Data Analytics; `ownSpans` the
- * character ranges of its expressions, its subqueries left out (a division there is KDA's).
+ * character ranges of its expressions, its subqueries left out (a division there is KDA's);
+ * `sortWithin` the microseconds of s-Server's t-sort, `ORDER BY key WITHIN interval` (§11): how late
+ * a row may arrive and still be sorted into place.
  */
 final case class StreamBlock(
     id: Int,
@@ -25,7 +27,8 @@ final case class StreamBlock(
     slidingCalls: Seq[SlidingCall] = Nil,
     stagger: Option[StaggerWindowCall] = None,
     kdaTimeCalls: Seq[Int] = Nil,
-    ownSpans: Seq[(Int, Int)] = Nil)
+    ownSpans: Seq[(Int, Int)] = Nil,
+    sortWithin: Option[Long] = None)
 
 /**
  * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).

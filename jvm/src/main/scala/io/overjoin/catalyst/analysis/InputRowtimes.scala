@@ -42,8 +42,12 @@ private[analysis] object InputRowtimes {
     output.find(_.metadata.contains(EventTimeWatermark.delayKey))
       .orElse(output.find(_.name.equalsIgnoreCase("ROWTIME")))
 
-  /** Chooses the rowtime of one input (docs/semantics.md §1) and gives a stream its watermark. */
-  def rowtimeInput(w: WindowedInput, isStream: Boolean, latenessMicros: Long): RowtimeInput = {
+  /**
+   * Chooses the rowtime of one input (docs/semantics.md §1) and gives a stream its watermark: the
+   * lateness of its block's t-sort (`ORDER BY key WITHIN interval`, §11) when it has one, else the
+   * stream's own (`CREATE STREAM ... WITH (lateness = ...)`), else `latenessMicros`.
+   */
+  def rowtimeInput(w: WindowedInput, isStream: Boolean, latenessMicros: Long, sortWithin: Option[Long] = None): RowtimeInput = {
     val child = w.child
     val input = w.input
     val source = if (input.alias.isDefined) s"${input.name} (${input.source})" else input.source
@@ -56,8 +60,9 @@ private[analysis] object InputRowtimes {
     if (input.window.frame.isInstanceOf[RowsFrame] && child.isStreaming && !OverjoinConf.ownJoinOperator()) {
       throw OverjoinErrors.rowsWindowOnStream(input.origin, source)
     }
-    // A stream of CREATE STREAM ... WITH (lateness = '...') keeps its own (docs/semantics.md §10).
-    val lateness = stream.flatMap(Streams.latenessMicros).getOrElse(latenessMicros)
+    // A stream of CREATE STREAM ... WITH (lateness = '...') keeps its own (docs/semantics.md §10),
+    // unless the query says how late a row may be (a t-sort's WITHIN, §11).
+    val lateness = sortWithin.orElse(stream.flatMap(Streams.latenessMicros)).getOrElse(latenessMicros)
     val watermarked = if (child.isStreaming) watermark(child, rowtime, source, lateness, input.window.monotonic) else child
     val rt = watermarked.output.find(_.exprId == rowtime.exprId).get
     // A row without a rowtime is in no window at any time: it can neither match nor be emitted.

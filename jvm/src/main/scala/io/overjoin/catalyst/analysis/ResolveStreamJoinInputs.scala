@@ -76,7 +76,8 @@ object ResolveStreamJoinInputs extends Rule[LogicalPlan] {
     val lateness = OverjoinConf.latenessMicros()
     val withInputs = root.child.transformUp {
       case w: WindowedInput if w.input.lookup => InputRowtimes.tableInput(w)
-      case w: WindowedInput if w.child.isStreaming || !anyStream => InputRowtimes.rowtimeInput(w, isStream = true, lateness)
+      case w: WindowedInput if w.child.isStreaming || !anyStream =>
+        InputRowtimes.rowtimeInput(w, isStream = true, lateness, block.sortWithin)
       case w: WindowedInput => InputRowtimes.tableInput(w)
     }
     val inputs = withInputs.collect { case r: RowtimeInput => r }
