@@ -127,14 +127,19 @@ private[analysis] object InputRowtimes {
         s"${rowtime.name}, while the input's watermark is on ${declared.map(_.name).mkString(", ")} " +
           "(a stream can have only one event-time column)")
     } else {
-      EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), child)
+      // A view of a SELECT STREAM block (s-Server's `CREATE VIEW v AS SELECT STREAM ... WHERE ...`)
+      // has that block's watermark inside, and Spark's view columns do not show it. Where the view
+      // only projects and filters, this input's watermark takes its place (two on one stream fail
+      // as a redefinition once rows flow); one that holds state keeps its own, and Spark says so.
+      val plain = if (child.exists(_.isInstanceOf[EventTimeWatermark])) withoutWatermarks(child).getOrElse(child) else child
+      EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain)
     }
   }
 
   /** `p` without its watermarks, when nothing between them and `p`'s top keeps state; else None. */
   private def withoutWatermarks(p: LogicalPlan): Option[LogicalPlan] = p match {
     case e: EventTimeWatermark => Some(e.child)
-    case _: Project | _: Filter | _: SubqueryAlias | _: StreamJoinOutput =>
+    case _: Project | _: Filter | _: SubqueryAlias | _: View | _: StreamJoinOutput =>
       val children = p.children.map(withoutWatermarks)
       if (children.forall(_.isDefined)) Some(p.withNewChildren(children.map(_.get))) else None
     case other if !other.exists(_.isInstanceOf[EventTimeWatermark]) => Some(other)
