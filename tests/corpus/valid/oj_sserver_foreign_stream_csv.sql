@@ -1,5 +1,5 @@
 -- s-Server: a foreign stream over the file reader, CSV files with a header line
-CREATE OR REPLACE FOREIGN STREAM "ward-7.monitor-2"."pulse-files" (
+CREATE OR REPLACE FOREIGN STREAM "ward-7.monitor-2"."pulse_files" (
     "bed" VARCHAR(8),
     "bpm" INTEGER
 )

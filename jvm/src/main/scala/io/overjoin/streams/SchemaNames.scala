@@ -35,13 +35,23 @@ object SchemaNames {
   def isPlain(name: String): Boolean =
     name.nonEmpty && name.forall(c => c < 128 && (c.isLetterOrDigit || c == '_'))
 
+  /**
+   * The names written for escaped databases, by database in lower case: how a message names a
+   * schema that has no database (yet), which keeps no property to read the name back from.
+   */
+  private val written = new java.util.concurrent.ConcurrentHashMap[String, String]()
+
   /** The database of schema `name` (not folded to lower case: Spark does that). */
   def database(name: String): String =
     if (isPlain(name)) name
-    else name.getBytes(UTF_8).iterator.map { b =>
-      val c = (b & 0xff).toChar
-      if (c < 128 && c.isLetterOrDigit) c.toString else if (c == '_') "__" else f"_${b & 0xff}%02x"
-    }.mkString
+    else {
+      val db = name.getBytes(UTF_8).iterator.map { b =>
+        val c = (b & 0xff).toChar
+        if (c < 128 && c.isLetterOrDigit) c.toString else if (c == '_') "__" else f"_${b & 0xff}%02x"
+      }.mkString
+      written.put(db.toLowerCase(java.util.Locale.ROOT), name)
+      db
+    }
 
   /**
    * The database of schema `name`, checked: within Spark's length limit, and not a database that
@@ -66,15 +76,23 @@ object SchemaNames {
     db
   }
 
+  /** `name` with `_` for each character Spark's catalog does not take: what an error suggests. */
+  def plainSpelling(name: String): String =
+    name.map(c => if (c < 128 && (c.isLetterOrDigit || c == '_')) c else '_')
+
   /** `name` as s-Server writes it, in double quotes. */
   def quoted(name: String): String = "\"" + name.replace("\"", "\"\"") + "\""
 
   /**
    * How a database is shown: the schema name it was made for, in double quotes, when it was made
-   * from an escaped name; else the database's own name.
+   * from an escaped name (or, with no database yet, the name last written for it); else the
+   * database's own name.
    */
   def shown(session: SparkSession, db: String): String = {
-    val kept = Try(session.sessionState.catalog.getDatabaseMetadata(db).properties.get(Property)).toOption.flatten
+    val kept = Try(session.sessionState.catalog.getDatabaseMetadata(db)).toOption match {
+      case Some(meta) => meta.properties.get(Property)
+      case None => Option(written.get(db.toLowerCase(java.util.Locale.ROOT)))
+    }
     kept.filterNot(isPlain).map(quoted).getOrElse(db)
   }
 }

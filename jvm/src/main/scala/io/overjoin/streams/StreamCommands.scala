@@ -32,6 +32,11 @@ case class CreateStreamCommand(
       throw new IllegalArgumentException(s"stream ${Streams.shown(session, id)}: its schema does not exist " +
         "(CREATE OR REPLACE SCHEMA it first)")
     }
+    // Spark's catalog takes letters, digits and _ in a table's name; an s-Server schema's name is
+    // escaped into a database name (SchemaNames), a stream's is not (plain Spark SQL reads it by name).
+    if (!SchemaNames.isPlain(id.table)) throw new IllegalArgumentException(
+      s"stream ${SchemaNames.quoted(id.table)}: Spark's catalog takes only letters, digits and _ in a stream's " +
+        s"name (a schema's name may hold any character): name it ${SchemaNames.quoted(SchemaNames.plainSpelling(id.table))}")
     filePattern.foreach { p =>
       try java.util.regex.Pattern.compile(p) catch {
         case e: java.util.regex.PatternSyntaxException => throw new IllegalArgumentException(
