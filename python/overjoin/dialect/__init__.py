@@ -11,6 +11,7 @@ The dialect subclasses sqlglot's Spark dialect. Its parser hooks add:
 * ``WINDOW name AS (...)`` definitions written in the join-window grammar (:class:`NamedJoinWindow`);
 * ``WINDOWED BY STAGGER (PARTITION BY ... RANGE ...)`` after FROM/WHERE (:class:`StaggerWindow`, the
   block's ``stagger``);
+* s-Server's t-sort, ``ORDER BY key WITHIN <duration> [, keys]`` (:class:`OjOrder`);
 * ``FOR SYSTEM_TIME AS OF PROCTIME()`` kept as written (sqlglot would turn it into ``TIMESTAMP AS OF``);
 * Calcite's ``CEIL(ts TO unit)`` (also ``CEILING``) and its group windows, ``TUMBLE``/``HOP``/
   ``SESSION`` in ``GROUP BY`` and ``TUMBLE_END(...)`` and the like (:class:`GroupWindow`).
@@ -39,6 +40,7 @@ from overjoin.dialect.expressions import (
     JoinWindowSpec,
     NamedJoinWindow,
     OjJoin,
+    OjOrder,
     OjSelect,
     OjSubquery,
     OjTable,
@@ -62,6 +64,7 @@ __all__ = [
     "JoinWindowSpec",
     "NamedJoinWindow",
     "OjJoin",
+    "OjOrder",
     "OjSelect",
     "OjSubquery",
     "OjTable",

@@ -161,6 +161,14 @@ class OjSelect(exp.Select):
     arg_types = {**exp.Select.arg_types, "stream": False, "stagger": False}
 
 
+class OjOrder(exp.Order):
+    """A block's ``ORDER BY`` with s-Server's t-sort: ``ORDER BY key WITHIN within [, keys]``
+    (docs/semantics.md §11), ``within`` how late a row may arrive and still be sorted into place
+    (a :class:`WindowInterval`, :class:`Duration` or number, or ``exp.Neg`` of one)."""
+
+    arg_types = {**exp.Order.arg_types, "within": False}
+
+
 class OjTable(exp.Table):
     """A table (or table function) in ``FROM`` with a join window and/or a watermark."""
 

@@ -16,6 +16,7 @@ from overjoin.dialect.expressions import (
     JoinWindowSpec,
     NamedJoinWindow,
     OjJoin,
+    OjOrder,
     OjSelect,
     OjSubquery,
     OjTable,
@@ -159,6 +160,7 @@ class OverjoinGenerator(SparkGenerator):
         OjTable: SparkGenerator.TRANSFORMS.get(exp.Table, lambda self, e: self.ojtable_sql(e)),
         OjSubquery: lambda self, e: self.ojsubquery_sql(e),
         OjJoin: _join_sql,
+        OjOrder: lambda self, e: self.ojorder_sql(e),
         exp.Stream: lambda self, e: f"STREAM {self.sql(e, 'this')}",
         exp.Version: _version_sql,
     }
@@ -185,6 +187,13 @@ class OverjoinGenerator(SparkGenerator):
             return self.select_sql(expression)
         finally:
             expression.set("distinct", distinct)
+
+    def ojorder_sql(self, expression: OjOrder) -> str:
+        """``ORDER BY key WITHIN within, ...``: s-Server's t-sort."""
+        keys = [self.sql(e) for e in expression.expressions]
+        if keys:
+            keys[0] += f" WITHIN {self.sql(expression, 'within')}"
+        return f"{self.seg('ORDER BY')} {', '.join(keys)}"
 
     def ojtable_sql(self, expression: OjTable) -> str:
         """A table with its watermark and join window."""

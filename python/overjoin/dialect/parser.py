@@ -15,6 +15,7 @@ from overjoin.dialect.expressions import (
     OJ_RELATIONS,
     GroupWindow,
     OjJoin,
+    OjOrder,
     OjSelect,
     StaggerWindow,
     TimeFloorSteps,
@@ -90,6 +91,14 @@ def group_window_usage(name: str, kind: str) -> str:
     return f"{name}(time, gap)"
 
 
+# What may follow the WITHIN of a t-sort: the JVM's ClauseWords and SetOperators (a comma, or the block's end, too).
+_AFTER_SORT_WITHIN = frozenset(
+    {"WHERE", "GROUP", "HAVING", "QUALIFY", "ORDER", "SORT", "CLUSTER", "DISTRIBUTE", "LIMIT", "OFFSET", "LATERAL",
+     "WINDOW", "UNION", "INTERSECT", "EXCEPT", "MINUS"}
+)  # fmt: skip
+
+_END_OF_SORT_KEY = frozenset({TokenType.COMMA, TokenType.R_PAREN, TokenType.SEMICOLON, TokenType.SENTINEL})
+
 # Words a select list cannot start with (a SELECT STREAM block is overjoin's: these are its keywords).
 _NOT_A_SELECT_ITEM = frozenset({"ON", "USING", "JOIN", "INNER", "CROSS", "NATURAL", "OUTER"})
 
@@ -117,6 +126,15 @@ class OverjoinParser(JoinWindowGrammar):
         **SparkParser.PROPERTY_PARSERS,
         "DESCRIPTION": lambda self: self._parse_description(),
     }
+
+    # A block's ORDER BY may be s-Server's t-sort: ORDER BY key WITHIN <duration> [, keys].
+    QUERY_MODIFIER_PARSERS = {
+        **SparkParser.QUERY_MODIFIER_PARSERS,
+        TokenType.ORDER_BY: lambda self: ("order", self._parse_block_order()),
+    }
+
+    # Set while a block's ORDER BY reads its first key (the one WITHIN may follow).
+    _oj_first_order_key = False
 
     # KDA's STEP(ts BY INTERVAL '60' SECOND); STEP(...) without BY stays an ordinary call.
     # FLOOR(ts TO unit), and Calcite's CEIL(ts TO unit) (CEILING too): checked as the JVM reads them.
@@ -719,6 +737,52 @@ class OverjoinParser(JoinWindowGrammar):
         if self._at_stagger():
             return None
         return super()._parse_table_alias(alias_tokens=alias_tokens)
+
+    # ---- ORDER BY key WITHIN <duration>: s-Server's t-sort ---------------------------------
+
+    def _parse_block_order(self) -> exp.Expr | None:
+        """A block's ``ORDER BY``; with ``WITHIN`` after its first key, an :class:`OjOrder` (the twin
+        of ``QueryBlockScanner.sortWithin``)."""
+        self._oj_first_order_key = True
+        try:
+            order = self._parse_order()
+        finally:
+            self._oj_first_order_key = False
+        if not isinstance(order, exp.Order) or not order.expressions:
+            return order
+        found = order.expressions[0].meta.pop("oj_within", None)
+        if found is None:
+            return order
+        size, within_token, size_start, size_end = found
+        node = _retype(order, OjOrder)
+        node.set("within", size)
+        _mark(node, "within", within_token)
+        _mark(node, "size", size_start, size_end)
+        return node
+
+    def _parse_ordered(self, parse_method=None):  # type: ignore[no-untyped-def]
+        first = self._oj_first_order_key
+        self._oj_first_order_key = False
+        node = super()._parse_ordered(parse_method)
+        if first and node is not None and self._at_within():
+            within_token = self._curr
+            self._advance()
+            size_start = self._curr
+            size = self._parse_window_size()
+            if size is None:
+                self.raise_error("Expected a duration such as 5s or INTERVAL '5' SECOND")
+            node.meta["oj_within"] = (size, within_token, size_start, self._prev)
+            after = self._curr
+            if (
+                after is not None
+                and after.token_type not in _END_OF_SORT_KEY
+                and after.text.upper() not in _AFTER_SORT_WITHIN
+            ):
+                self.raise_error(
+                    "Expected , and the next sort key, or the end of ORDER BY "
+                    "(WITHIN follows the first key and its ASC)"
+                )
+        return node
 
     # ---- joins: WITHIN ----------------------------------------------------------------------
 

@@ -70,6 +70,7 @@ def check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | 
         ctx.run()
         check_stagger(ctx)
         check_group_windows(ctx)
+        check_sort_within(ctx)
 
 
 def check_stagger(ctx: Context) -> None:
@@ -87,6 +88,16 @@ def check_stagger(ctx: Context) -> None:
         ctx.reporter.add(
             "OVERJOIN_SYNTAX_ERROR", span, token=written, detail="a stagger window's RANGE must be longer than zero"
         )
+
+
+def check_sort_within(ctx: Context) -> None:
+    """docs/semantics.md §11: the WITHIN of s-Server's t-sort (``ORDER BY key WITHIN ...``) is a
+    duration, checked as a join window's size (the window named "the WITHIN of ORDER BY"), as the
+    JVM parser does."""
+    order = ctx.block.select.args.get("order")
+    if isinstance(order, D.OjOrder):
+        checker = WindowChecker(ctx, None, None, display="ORDER BY", window="the WITHIN of ORDER BY")
+        checker.range_size(order.args["within"])
 
 
 def resolve_windows(block: Block, sql: str) -> None:
@@ -287,6 +298,9 @@ class Context:
         elif (monotonic := self._monotonic_column(item)) is not None:
             # GROUP BY STEP(MONOTONIC(col) BY ...): col is the input's rowtime (semantics.md §11).
             item.rowtime, item.rowtime_from, span = monotonic.name, "monotonic", _span(monotonic)
+        elif (sorted_by := self._sort_column(item)) is not None:
+            # ORDER BY col WITHIN ... (s-Server's t-sort): col is the input's rowtime (semantics.md §11).
+            item.rowtime, item.rowtime_from, span = sorted_by.name, "order", _span(sorted_by)
         elif item.columns is not None and "rowtime" in item.columns:
             item.rowtime, item.rowtime_from = "ROWTIME", "column"
             span = D.pos(item.relation, "relation")
@@ -325,6 +339,22 @@ class Context:
             if owner is item:
                 return col
         return None
+
+    def _sort_column(self, item: Input) -> exp.Column | None:
+        """The column of ``item`` its block's t-sort (``ORDER BY col WITHIN ...``) sorts by, when it is
+        not ROWTIME (the JVM's rule: the input it is qualified with, else the first)."""
+        order = self.block.select.args.get("order")
+        if not isinstance(order, D.OjOrder) or not order.expressions:
+            return None
+        col = order.expressions[0].this
+        if not isinstance(col, exp.Column) or col.name.upper() == "ROWTIME" or col.args.get("db"):
+            return None
+        owner = (
+            self.block.inputs[0]
+            if not col.table
+            else next((i for i in self.block.inputs if (i.alias or i.source).lower() == col.table.lower()), None)
+        )
+        return col if owner is item else None
 
     def _left_columns(self, step: JoinStep) -> dict[str, str] | None:
         merged: dict[str, str] = {}

@@ -44,6 +44,19 @@ def _syntax_error(reporter: Reporter, token: Token | None, detail: str, at_end: 
     reporter.add("OVERJOIN_SYNTAX_ERROR", span, token=at, detail=detail)
 
 
+def schema_database(name: str) -> str:
+    """The Spark database of an s-Server schema name: ``SchemaNames.database``. Letters, digits and
+    ``_`` only: the name itself; otherwise letters and digits stay, ``_`` is ``__`` and every other
+    character is ``_`` and the two hex digits of each of its UTF-8 bytes."""
+    if name and all(ord(c) < 128 and (c.isalnum() or c == "_") for c in name):
+        return name
+    out = []
+    for b in name.encode("utf-8"):
+        c = chr(b)
+        out.append(c if b < 128 and c.isalnum() else "__" if c == "_" else f"_{b:02x}")
+    return "".join(out)
+
+
 def _quote(text: str) -> str:
     return f"'{text}'"
 

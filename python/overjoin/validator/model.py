@@ -194,6 +194,8 @@ def _is_streaming(block: Block) -> bool:
         return True  # nor are Calcite's group windows, GROUP BY TUMBLE(...) and TUMBLE_END(...)
     if block.select.args.get("stagger") is not None:
         return True  # nor is WINDOWED BY STAGGER (docs/semantics.md §13)
+    if isinstance(block.select.args.get("order"), D.OjOrder):
+        return True  # nor is s-Server's t-sort, ORDER BY key WITHIN ... (§11)
     for item in block.inputs:
         if item.streamed or item.join_window is not None or item.kind == "lookup":
             return True

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from sqlglot.tokens import Token, TokenType
 
+from overjoin.validator.common import schema_database
 from overjoin.validator.diagnostics import Reporter
 
 __all__ = ["JsonPath", "check_record_schema", "parse_json_path"]
@@ -121,11 +122,11 @@ def _quote_if_needed(name: str) -> str:
 
 
 def stream_name(tokens: list[Token], pos: int) -> str:
-    """The name the JVM's parser gives a stream at `pos` (``name`` or ``db.name``, quoted where needed)."""
-    first = _quote_if_needed(tokens[pos].text)
+    """The name the JVM's parser gives a stream at `pos` (``name`` or ``db.name``, quoted where needed;
+    an s-Server schema name as its database, ``SchemaNames``)."""
     if pos + 2 < len(tokens) and tokens[pos + 1].token_type == TokenType.DOT and _is_name(tokens[pos + 2]):
-        return first + "." + _quote_if_needed(tokens[pos + 2].text)
-    return first
+        return _quote_if_needed(schema_database(tokens[pos].text)) + "." + _quote_if_needed(tokens[pos + 2].text)
+    return _quote_if_needed(tokens[pos].text)
 
 
 def check_record_schema(sql: str, tokens: list[Token], name_at: int, open_at: int, reporter: Reporter) -> bool:
@@ -186,14 +187,27 @@ def check_record_schema(sql: str, tokens: list[Token], name_at: int, open_at: in
 Report = Callable[[int, int, str, str, str], bool]
 
 
+def _kda_option(key: str, value: str) -> str:
+    return f"the option {key} = '{value}'"
+
+
+def _kda_mapping(column: str, path: str) -> str:
+    return f"the MAPPING '{path}' of column {column}"
+
+
 def _check_options(sql: str, stream: str, options: dict[str, tuple[str, Token]],
-                   mappings: list[tuple[str, JsonPath, Token]], report: Report) -> bool:  # fmt: skip
+                   mappings: list[tuple[str, JsonPath, Token]], report: Report,
+                   describe: Callable[[str, str], str] = _kda_option,
+                   describe_mapping: Callable[[str, str], str] = _kda_mapping) -> bool:  # fmt: skip
+    """``RecordOptions.check``; ``describe`` and ``describe_mapping`` name an option and a column's
+    mapping as the statement wrote them (an s-Server foreign stream writes them as options)."""
+
     def fail(key: str, problem: str, fix: str) -> bool:
         value, token = options[key]
         quoted = token.token_type == TokenType.STRING
         start = token.start + 1 if quoted else token.start
         end = token.end - 1 if quoted else token.end
-        return bool(report(start, max(start, end), f"the option {key} = '{value}'", problem, fix))
+        return bool(report(start, max(start, end), describe(key, value), problem, fix))
 
     fmt_key = "record_format" if "record_format" in options else ("value_format" if "value_format" in options else None)
     if fmt_key and options[fmt_key][0].lower() not in ("json", "csv"):
@@ -245,6 +259,6 @@ def _check_options(sql: str, stream: str, options: dict[str, tuple[str, Token]],
         column, path, _ = mappings[index]
         at = sql.find("'" + path.text + "'")
         start = max(0, at + 1)
-        return bool(report(start, start + len(path.text) - 1, f"the MAPPING '{path.text}' of column {column}", problem,
+        return bool(report(start, start + len(path.text) - 1, describe_mapping(column, path.text), problem,
                            "flatten one array, read the others whole"))  # fmt: skip
     return True

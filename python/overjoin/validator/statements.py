@@ -71,7 +71,7 @@ def parse_statements(sql: str, reporter: Any = None, double_quoted_identifiers: 
     quoted = D.dialect_for(True)
     statements = []
     for chunk, quoted_chunk in zip(chunks, _split(quoted.tokenize(sql))):
-        if _is_stream_statement(quoted_chunk):
+        if _is_stream_statement(quoted_chunk, sql):
             # Streams and pumps (docs/semantics.md §10): "x" is an identifier here too (§0).
             query = _stream_statement(quoted_chunk, reporter)
             if query is not None:

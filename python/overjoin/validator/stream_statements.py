@@ -11,7 +11,16 @@ from overjoin.validator.common import (
 from overjoin.validator.diagnostics import (
     Reporter,
 )
-from overjoin.validator.record_checks import check_record_schema
+from overjoin.validator.record_checks import _unquote, check_record_schema, stream_name
+from overjoin.validator.sserver_checks import (
+    FILE_SERVER,
+    PAUSE_DETAIL,
+    check_foreign_stream,
+    is_double_quoted,
+    other_server,
+    path_literal,
+    refuse,
+)
 
 
 def _words(tokens: list[Token], count: int) -> list[str]:
@@ -28,7 +37,7 @@ def _schema_literal(text: str) -> bool:
     return inner.replace("_", "a").isalnum() and not inner[:1].isdigit()
 
 
-def _is_stream_statement(tokens: list[Token]) -> bool:
+def _is_stream_statement(tokens: list[Token], sql: str) -> bool:
     """The statements of streams and pumps, recognized as the JVM's StreamStatementParser does."""
     w = [*_words(tokens, 6), "", "", "", "", "", ""]
     if w[0] == "CREATE":
@@ -37,14 +46,20 @@ def _is_stream_statement(tokens: list[Token]) -> bool:
         at = 3 if w[1] == "OR" and w[2] == "REPLACE" else 1
         if w[at] == "REFERENCE" and w[at + 1] == "TABLE":
             return True
+        if w[at] == "FOREIGN" and w[at + 1] == "STREAM":
+            return True
         return w[at] in ("STREAM", "PUMP")
     if w[0] == "REFRESH":
         return w[1:3] == ["REFERENCE", "TABLE"]
     if w[0] == "SET":
-        return w[1] == "SCHEMA" and len(tokens) == 3 and tokens[2].token_type == TokenType.STRING
+        return w[1] in ("SCHEMA", "PATH") and len(tokens) == 3 and tokens[2].token_type == TokenType.STRING
     if w[0] == "ALTER":
-        return w[1] == "PUMP"
+        return w[1] in ("PUMP", "STREAM")
     if w[0] == "DROP":
+        if w[1] == "SCHEMA":
+            # s-Server's spelling, a double-quoted name; Spark's own DROP SCHEMA otherwise.
+            at = 4 if w[2:4] == ["IF", "EXISTS"] else 2
+            return at < len(tokens) and is_double_quoted(tokens[at], sql)
         return w[1] in ("PUMP", "STREAM")
     if w[0] == "SHOW":
         return w[1] in ("PUMPS", "STREAMS") and len(tokens) == 2
@@ -86,6 +101,10 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         return True
 
     w = _words(tokens, len(tokens))
+    sql = reporter.text.sql
+    if w[0] == "CREATE" and "FOREIGN" in w[1:4]:
+        _foreign_stream(tokens, w, w.index("FOREIGN") + 2, reporter)
+        return None
     if w[0] == "REFRESH":
         pos = 3
         if name("a reference table name") and pos < len(tokens):
@@ -107,8 +126,19 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         return None
     if w[0] == "SET":
         pos = 2
-        if not _schema_literal(tokens[2].text):
+        if w[1] == "PATH":
+            if not path_literal(_unquote(tokens[2], sql)):
+                fail('expected a list of schema names in quotes, such as \'"name"\' or \'"a", "b"\'')
+        elif not _schema_literal(tokens[2].text):
             fail("expected a schema name in quotes, such as '\"name\"'")
+        return None
+    if w[0] == "DROP" and w[1] == "SCHEMA":
+        # DROP SCHEMA [IF EXISTS] "name" [CASCADE | RESTRICT]: the name was checked to be there.
+        pos = (4 if w[2:4] == ["IF", "EXISTS"] else 2) + 1
+        if pos < len(w) and w[pos] in ("CASCADE", "RESTRICT"):
+            pos += 1
+        if pos < len(tokens):
+            fail("expected the end of the statement")
         return None
     if w[:4] == ["CREATE", "OR", "REPLACE", "SCHEMA"]:
         pos = 4
@@ -162,22 +192,35 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
             return None
         return tokens[pos:]
     if w[0] == "ALTER":
+        # s-Server's lists: `ALTER PUMP "s".*, p START`, `ALTER STREAM "s"."x" RESET`.
+        kind = "pump" if w[1] == "PUMP" else "stream"
         pos = 2
-        # `ALTER PUMP "schema".*`: every pump of a schema (s-Server); else `[schema.]name`.
-        every = (
-            is_name(pos)
-            and pos + 2 < len(tokens)
-            and tokens[pos + 1].token_type == TokenType.DOT
-            and tokens[pos + 2].token_type == TokenType.STAR
-        )
-        if every:
-            pos += 3
-        if every or name("a pump name"):
-            if pos >= len(w) or w[pos] not in ("START", "STOP"):
-                fail("expected START or STOP")
-            elif pos + 1 < len(tokens):
+        while True:
+            if not is_name(pos):
+                fail(f"expected {kind} name")
+                return None
+            pos += 1
+            if pos < len(tokens) and tokens[pos].token_type == TokenType.DOT:
                 pos += 1
-                fail("expected the end of the statement")
+                if (pos < len(tokens) and tokens[pos].token_type == TokenType.STAR) or is_name(pos):
+                    pos += 1
+                else:
+                    fail(f"expected {kind} name or *")
+                    return None
+            if pos < len(tokens) and tokens[pos].token_type == TokenType.COMMA:
+                pos += 1
+                continue
+            break
+        action = w[pos] if pos < len(w) else ""
+        if kind == "pump" and action not in ("START", "STOP"):
+            fail("expected START or STOP")
+        elif kind == "stream" and action in ("PAUSE", "RESUME"):
+            refuse(reporter, tokens[pos], sql, PAUSE_DETAIL)
+        elif kind == "stream" and action != "RESET":
+            fail("expected RESET")
+        elif pos + 1 < len(tokens):
+            pos += 1
+            fail("expected the end of the statement")
         return None
     if w[0] == "DROP":
         pos = 4 if w[2:4] == ["IF", "EXISTS"] else 2
@@ -188,4 +231,101 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         pos = 2
         if name("a pump name") and pos < len(tokens):
             fail("expected the end of the statement")
+    return None
+
+
+def _foreign_stream(tokens: list[Token], w: list[str], at: int, reporter: Reporter) -> None:
+    """``CREATE [OR REPLACE] FOREIGN STREAM name (cols) SERVER server [OPTIONS (key 'value', ...)]
+    [DESCRIPTION '...']``, as ``StreamStatementParser.createForeignStream`` reads it."""
+    sql = reporter.text.sql
+    pos = at
+
+    def fail(detail: str) -> None:
+        if pos < len(tokens):
+            _syntax_error(reporter, tokens[pos], detail)
+        else:
+            _syntax_error(reporter, tokens[-1], detail, at_end=True)
+
+    def is_name(i: int) -> bool:
+        return (
+            i < len(tokens)
+            and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER)
+            and (
+                tokens[i].text[:1].isalpha()
+                or tokens[i].text[:1] == "_"
+                or tokens[i].token_type == TokenType.IDENTIFIER
+            )
+        )
+
+    if not is_name(pos):
+        return fail("expected stream name")
+    name_at = pos
+    pos += 1
+    if pos + 1 < len(tokens) and tokens[pos].token_type == TokenType.DOT and is_name(pos + 1):
+        pos += 2
+    elif pos < len(tokens) and tokens[pos].token_type == TokenType.DOT:
+        pos += 1
+        return fail("expected stream name")
+    if pos >= len(tokens) or tokens[pos].token_type != TokenType.L_PAREN:
+        return fail("expected ( and the stream's columns")
+    if not check_record_schema(sql, tokens, name_at, pos, reporter):
+        return None
+    # The declared columns' names, and past the column list.
+    columns: list[str] = []
+    depth, expect_name = 0, True
+    while pos < len(tokens):
+        t = tokens[pos]
+        pos += 1
+        if t.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif t.token_type == TokenType.R_PAREN:
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and t.token_type == TokenType.COMMA:
+            expect_name = True
+        elif depth == 1 and expect_name and is_name(pos - 1):
+            columns.append(t.text)
+            expect_name = False
+    if depth > 0:
+        return fail("expected )")
+    if pos >= len(w) or w[pos] != "SERVER":
+        return fail("expected SERVER and the foreign server's name")
+    pos += 1
+    if not is_name(pos):
+        return fail("expected a server name")
+    server = tokens[pos]
+    if server.text.upper() != FILE_SERVER:
+        refuse(reporter, server, sql, other_server(server.text))
+        return None
+    pos += 1
+    options: list[tuple[Token, Token]] = []
+    if pos < len(w) and w[pos] == "OPTIONS":
+        pos += 1
+        if pos >= len(tokens) or tokens[pos].token_type != TokenType.L_PAREN:
+            return fail("expected ( after OPTIONS")
+        pos += 1
+        while True:
+            if not (is_name(pos) or (pos < len(tokens) and tokens[pos].token_type == TokenType.IDENTIFIER)):
+                return fail("expected an option name")
+            key = tokens[pos]
+            pos += 1
+            if pos >= len(tokens) or tokens[pos].token_type != TokenType.STRING:
+                return fail("expected a quoted value")
+            options.append((key, tokens[pos]))
+            pos += 1
+            if pos < len(tokens) and tokens[pos].token_type == TokenType.R_PAREN:
+                pos += 1
+                break
+            if pos >= len(tokens) or tokens[pos].token_type != TokenType.COMMA:
+                return fail("expected , or )")
+            pos += 1
+    if pos < len(w) and w[pos] == "DESCRIPTION":
+        pos += 1
+        if pos >= len(tokens) or not (tokens[pos].token_type == TokenType.STRING or is_double_quoted(tokens[pos], sql)):
+            return fail("expected a quoted description")
+        pos += 1
+    if pos < len(tokens):
+        return fail("expected the end of the statement")
+    check_foreign_stream(sql, stream_name(tokens, name_at), server, columns, options, reporter)
     return None

@@ -13,6 +13,8 @@ package io.overjoin.model
  * `TO_TIMESTAMP(` calls, which mean milliseconds here, as in Kinesis Data Analytics; `ownSpans` the
  * character ranges of its expressions, its subqueries left out (a division there is KDA's);
  * `groupWindows` its Calcite group window calls (`GROUP BY TUMBLE(...)`, `TUMBLE_END(...)`, §11).
+ * `sortWithin` the microseconds of s-Server's t-sort, `ORDER BY key WITHIN interval` (§11): how late
+ * a row may arrive and still be sorted into place.
  */
 final case class StreamBlock(
     id: Int,
@@ -27,7 +29,8 @@ final case class StreamBlock(
     stagger: Option[StaggerWindowCall] = None,
     kdaTimeCalls: Seq[Int] = Nil,
     ownSpans: Seq[(Int, Int)] = Nil,
-    groupWindows: Seq[GroupWindowCall] = Nil)
+    groupWindows: Seq[GroupWindowCall] = Nil,
+    sortWithin: Option[Long] = None)
 
 /**
  * A join between the inputs before input `rightIndex` and input `rightIndex` (left-deep).

@@ -147,6 +147,9 @@ final class QueryBlockScanner private (c: TokenCursor) {
     val groupCalls = exprRanges.flatMap { case (f, t) => groupWindows.calls(f, t) }
     if (groupCalls.nonEmpty) b.dialect = true
     declareMonotonicRowtime(b, clauseEnd, windowIdx)
+    // s-Server's t-sort, ORDER BY key WITHIN interval (§11): not Spark SQL either.
+    Seq((clauseEnd, windowIdx), (windowEnd, end)).foreach { case (f, t) => sortWithin(b, f, t) }
+    if (b.sortWithin.isDefined) b.dialect = true
     // WINDOWED BY STAGGER (...) after FROM/WHERE (§13): not Spark SQL either.
     val staggerIdx = c.findAtDepth0(clauseEnd, windowIdx)(i => staggers.startsAt(i, end))
     if (staggerIdx < windowIdx) b.dialect = true
@@ -188,7 +191,7 @@ final class QueryBlockScanner private (c: TokenCursor) {
       val kdaTimes = own.flatMap { case (idx, t) => idx.filter(i => isKdaTimeCall(i, t)).map(tokens(_).start) }
       blocks += StreamBlock(id, tokens(sel).start, selectStream, blockInputs, b.joins.toSeq, refs,
         floors.map(_.call), namedSpecs ++ inlineSpecs, calls, stagger.map(_._1), kdaTimes,
-        own.flatMap { case (idx, _) => spans(idx) }, groupCalls.map(_.call))
+        own.flatMap { case (idx, _) => spans(idx) }, groupCalls.map(_.call), b.sortWithin)
       blockBlanks(id) = b.blanks.toSeq ++ floors.flatMap(_.blanks) ++ slidingBlanks ++ stagger.toSeq.flatMap(_._2) ++
         groupCalls.flatMap(_.blanks)
       blockReplacements(id) = floors.flatMap(_.replacements) ++ stagger.map(_._3)
@@ -302,6 +305,40 @@ final class QueryBlockScanner private (c: TokenCursor) {
     if (group >= to) return Nil
     val end = c.findAtDepth0(group + 2, to)(i => tokens(i).isWordIn(QueryBlockScanner.GroupByEnds))
     c.splitAtCommas(group + 2, end)
+  }
+
+  /**
+   * s-Server's t-sort, `ORDER BY key WITHIN interval [, more keys]` (docs/semantics.md §11): rows
+   * arriving up to `interval` late are sorted into place. `WITHIN` and its interval (every form of a
+   * join's `WITHIN`, with the same errors) follow the first key and are blanked. When that key is a
+   * column (`"PositionTime"`, `s.ts`) other than `ROWTIME`, it is the time the rows are sorted by:
+   * the input that has it (the one it is qualified with, else the first) takes it as its rowtime, as
+   * `OVER (ORDER BY col)` would say, unless its window names one already.
+   */
+  private def sortWithin(b: BlockBuilder, from: Int, to: Int): Unit = {
+    val order = c.findAtDepth0(from, to)(i => tokens(i).isWord("ORDER") && i + 1 < to && tokens(i + 1).isWord("BY"))
+    if (order >= to) return
+    val keyStart = order + 2
+    val keyEnd = c.findAtDepth0(keyStart, to)(i => tokens(i).isSymbol(",") || tokens(i).isWord("WITHIN") ||
+      (tokens(i).isWordIn(ClauseWords ++ SetOperators) && !tokens(i).isWord("ORDER")))
+    if (keyEnd >= to || !tokens(keyEnd).isWord("WITHIN") || !inputs.isWithinClause(keyEnd, to)) return
+    val (micros, next) = intervals.duration(keyEnd + 1, to, WindowNames.SortWithin)
+    if (next < to && !tokens(next).isSymbol(",") && !tokens(next).isWordIn(ClauseWords ++ SetOperators)) {
+      c.syntax(next, ", and the next sort key, or the end of ORDER BY (WITHIN follows the first key and its ASC)")
+    }
+    b.blanks += ((tokens(keyEnd).start, tokens(next - 1).end))
+    b.sortWithin = Some(micros)
+    // The key, less ASC: a column, or a qualified one, names the time the rows are sorted by.
+    val key = (keyStart until keyEnd).map(tokens).filterNot(_.isWord("ASC"))
+    val dotted = key.nonEmpty && key.size % 2 == 1 && key.zipWithIndex.forall { case (t, k) =>
+      if (k % 2 == 0) c.isName(t) else t.isSymbol(".") }
+    val names = key.zipWithIndex.collect { case (t, k) if k % 2 == 0 => t.identifier }
+    if (dotted && names.size <= 2 && !names.last.equalsIgnoreCase("ROWTIME")) {
+      val input = if (names.size == 2) b.inputs.find(in => in.name.equalsIgnoreCase(names.head)) else b.inputs.headOption
+      input.filter(in => in.window.forall(_.orderBy.isEmpty)).foreach { in =>
+        in.window = Some(in.window.getOrElse(JoinWindow.CurrentRow).copy(orderBy = Some(names)))
+      }
+    }
   }
 
   /** The indices of tokens [from, to) outside subqueries (other blocks). */

@@ -11,6 +11,8 @@ private[parser] final class BlockBuilder(val sel: Int, val end: Int) {
   val blanks = ArrayBuffer.empty[(Int, Int)]
   val onRanges = ArrayBuffer.empty[(Int, Int)]
   var dialect = false
+  /** s-Server's t-sort, `ORDER BY key WITHIN interval`: the interval's microseconds. */
+  var sortWithin: Option[Long] = None
   /** Errors that only count when the block turns out to be overjoin's (CROSS JOIN ... ON is Spark's own otherwise). */
   val pending = ArrayBuffer.empty[() => Nothing]
 }

@@ -16,6 +16,9 @@ private[parser] object WindowNames {
 
   val Stagger: String = "the window of WINDOWED BY STAGGER"
 
+  /** s-Server's t-sort: `ORDER BY key WITHIN interval`. */
+  val SortWithin: String = "the WITHIN of ORDER BY"
+
   /** A windowing table function's size or slide: `TUMBLE`, `HOP`. */
   def tableFunction(fn: String): String = s"the $fn window"
 

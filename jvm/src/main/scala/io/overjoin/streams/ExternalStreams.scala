@@ -50,6 +50,11 @@ object ExternalStreams {
   val OptionPrefix = "overjoin.source.option."
   val ValueFormatProperty = "overjoin.source.value_format"
   val PartitionKeyProperty = "overjoin.source.partition_key"
+  /**
+   * A folder stream reads only the files whose whole name matches this Java regular expression
+   * (an s-Server foreign stream's `FILENAME_PATTERN`).
+   */
+  val FilePatternProperty = "overjoin.source.file_pattern"
   val FileFormats: Set[String] = Set("json", "csv", "parquet", "orc")
   /** The options overjoin reads itself; every other option goes to the source. */
   val OwnOptions: Set[String] = Set("format", "rowtime", "lateness", "partition_key") ++ RecordOptions.Names
@@ -194,8 +199,10 @@ object ExternalStreams {
   private def load(session: SparkSession, t: CatalogTable, batch: Boolean): DataFrame = {
     val name = Streams.qualified(t.identifier)
     try {
-      if (batch) session.read.format(format(t)).options(options(t)).load()
-      else session.readStream.format(format(t)).options(options(t)).load()
+      val raw =
+        if (batch) session.read.format(format(t)).options(options(t)).load()
+        else session.readStream.format(format(t)).options(options(t)).load()
+      t.properties.get(FilePatternProperty).map(p => raw.where(col("_metadata.file_name").rlike(s"^(?:$p)$$"))).getOrElse(raw)
     } catch {
       case e: Exception => throw new IllegalArgumentException(
         s"stream $name: its source (format '${format(t)}') cannot be read: ${firstLine(e)}", e)

@@ -21,9 +21,15 @@ final case class PumpDefinition(
     query: String,
     conf: Map[String, String],
     running: Boolean,
-    generation: Long) {
+    generation: Long,
+    schema: Option[String] = None) {
 
   def key: String = PumpDefinition.key(name)
+  /**
+   * The schema (database) the pump belongs to: the one its name was qualified with
+   * (`CREATE PUMP "s"."p"`), else the one it was created in (which its query's names resolve in).
+   */
+  def member: String = schema.getOrElse(database)
   def checkpointName: String = s"$key-g$generation"
   def filePrefix: String = s"pump-$key-g$generation-b"
 }
@@ -45,7 +51,8 @@ object PumpDefinition {
       query = p.getProperty("query"),
       conf = conf,
       running = p.getProperty("running") == "true",
-      generation = p.getProperty("generation", "1").toLong)
+      generation = p.getProperty("generation", "1").toLong,
+      schema = Option(p.getProperty("schema")))
   }
 
   /** Written to a temporary file, synced, then renamed: a crash leaves the old or the new file. */
@@ -58,6 +65,7 @@ object PumpDefinition {
     p.setProperty("query", d.query)
     p.setProperty("running", d.running.toString)
     p.setProperty("generation", d.generation.toString)
+    d.schema.foreach(p.setProperty("schema", _))
     d.conf.foreach { case (k, v) => p.setProperty("conf." + k, v) }
     val tmp = new File(dir, s".${d.key}.properties.tmp")
     val out = new FileOutputStream(tmp)

@@ -87,21 +87,22 @@ object PumpManager extends Logging {
   // ---- statements ---------------------------------------------------------------------------
 
   def create(client: SparkSession, name: String, targetName: String, columns: Seq[String], query: String,
-      started: Boolean, replace: Boolean, conf: Map[String, String]): Unit = synchronized {
+      started: Boolean, replace: Boolean, conf: Map[String, String], schema: Option[String] = None): Unit = synchronized {
     requireServer()
     val targetId = Streams.identifier(client, targetName)
     val target = Streams.lookup(client, targetId).getOrElse(
-      throw new IllegalArgumentException(s"pump $name: the target ${Streams.qualified(targetId)} does not exist (CREATE STREAM it first)"))
+      throw new IllegalArgumentException(s"pump $name: the target ${Streams.shown(client, targetId)} does not exist (CREATE STREAM it first)"))
     val writable = Streams.kind(target) == "durable" || ExternalStreams.isExternal(target)
     if (!writable) throw new IllegalArgumentException(
-      s"pump $name: the target ${Streams.qualified(targetId)} is not a stream a pump can write " +
+      s"pump $name: the target ${Streams.shown(client, targetId)} is not a stream a pump can write " +
         "(it must be made by CREATE STREAM without WITH, or over a source such as kinesis)")
+    val member = schema.map(s => Streams.database(client, s))
     val old = load(name)
     if (old.isDefined && !replace) throw new IllegalArgumentException(
       s"pump $name already exists (use CREATE OR REPLACE PUMP, or DROP PUMP $name)")
     val database = client.catalog.currentDatabase
     val qualifiedTarget = Streams.qualified(targetId)
-    val fresh = PumpDefinition(name, database, qualifiedTarget, columns, query.trim, conf, started, 1L)
+    val fresh = PumpDefinition(name, database, qualifiedTarget, columns, query.trim, conf, started, 1L, member)
     val same = old.exists(o => o.database == fresh.database && o.target.equalsIgnoreCase(fresh.target) &&
       o.columns == fresh.columns && o.query == fresh.query && o.conf == fresh.conf)
     val d = fresh.copy(
@@ -143,18 +144,36 @@ object PumpManager extends Logging {
     }
   }
 
-  /** `ALTER PUMP [schema.]name START | STOP`; with a schema, the pump must be in it. */
-  def alter(name: String, start: Boolean, schema: Option[String] = None): Unit = synchronized {
+  /**
+   * The pumps a list of s-Server's names stands for (`p`, `"s"."p"`, `"s".*`), each once, in the
+   * order written; a named pump that does not exist, or is not of the schema it is qualified with,
+   * is an error before anything changes.
+   */
+  def named(client: SparkSession, items: Seq[ObjectRef]): Seq[PumpDefinition] = synchronized {
     requireServer()
-    val d = load(name).filter(p => schema.forall(_.equalsIgnoreCase(p.database))).getOrElse(
-      throw new IllegalArgumentException(s"pump ${schema.map(_ + ".").getOrElse("")}$name does not exist"))
-    alterOne(d, start)
+    val out = scala.collection.mutable.LinkedHashMap.empty[String, PumpDefinition]
+    items.foreach { item =>
+      val db = item.schema.map(s => Streams.database(client, s))
+      item.name match {
+        case None => all().filter(_.member.equalsIgnoreCase(db.get)).foreach(d => out(d.key) = d)
+        case Some(n) =>
+          val d = load(n).filter(p => db.forall(_.equalsIgnoreCase(p.member))).getOrElse(
+            throw new IllegalArgumentException(s"pump ${item.shown} does not exist"))
+          out(d.key) = d
+      }
+    }
+    out.values.toSeq
   }
 
-  /** `ALTER PUMP schema.* START | STOP`: every pump of the schema (s-Server's form). */
-  def alterAll(schema: String, start: Boolean): Unit = synchronized {
+  /** Starts or stops the pump `name` (the server's own retries). */
+  def alter(name: String, start: Boolean): Unit = synchronized {
     requireServer()
-    all().filter(_.database.equalsIgnoreCase(schema)).foreach(alterOne(_, start))
+    alterOne(load(name).getOrElse(throw new IllegalArgumentException(s"pump $name does not exist")), start)
+  }
+
+  /** `ALTER PUMP item {, item} START | STOP` (s-Server's list: names, `"s"."p"`, `"s".*`). */
+  def alter(client: SparkSession, items: Seq[ObjectRef], start: Boolean): Unit = synchronized {
+    named(client, items).foreach(alterOne(_, start))
   }
 
   private def alterOne(d: PumpDefinition, start: Boolean): Unit = {
@@ -169,10 +188,11 @@ object PumpManager extends Logging {
     logInfo(s"pump ${d.name} ${if (start) "started" else "stopped"}")
   }
 
-  def drop(name: String, ifExists: Boolean): Unit = synchronized {
+  def drop(name: String, ifExists: Boolean, schema: Option[String] = None): Unit = synchronized {
     requireServer()
-    load(name) match {
-      case None => if (!ifExists) throw new IllegalArgumentException(s"pump $name does not exist")
+    load(name).filter(d => schema.forall(_.equalsIgnoreCase(d.member))) match {
+      case None => if (!ifExists) throw new IllegalArgumentException(
+        s"pump ${schema.map(db => SchemaNames.shown(root, db) + ".").getOrElse("")}$name does not exist")
       case Some(d) =>
         stopQuery(d.key)
         startErrors.remove(d.key)
@@ -180,6 +200,41 @@ object PumpManager extends Logging {
         deleteRecursively(checkpoint(d))
         logInfo(s"pump ${d.name} dropped")
     }
+  }
+
+  /** Whether pump `d`'s query runs now. */
+  def isRunning(d: PumpDefinition): Boolean = synchronized { running.get(d.key).exists(_.query.isActive) }
+
+  /**
+   * The catalog tables pump `d`'s query reads (streams and tables, qualified and in lower case), from
+   * its plan as analyzed now; empty when it no longer analyzes (its inputs are gone).
+   */
+  def readsOf(d: PumpDefinition): Set[String] = synchronized {
+    try onStarter {
+      val (df, _, _) = plan(d)
+      val analyzed = df.queryExecution.analyzed
+      val tables = analyzed.collect {
+        case r: org.apache.spark.sql.execution.datasources.LogicalRelation => r.catalogTable.toSeq
+        case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation => r.dataSource.catalogTable.toSeq
+        case p => Streams.readBy(p).toSeq
+      }.flatten
+      tables.map(t => Streams.qualified(t.identifier).toLowerCase).toSet
+    } catch { case _: Exception => Set.empty }
+  }
+
+  /**
+   * Pump `d` starts over at its next start: a new generation, without the checkpoint of the last
+   * (its state, watermark and offsets), as after `CREATE OR REPLACE PUMP` with another query. Used
+   * by `ALTER STREAM ... RESET` for the pumps that read the streams it resets; `d` is stopped.
+   */
+  def startOver(d: PumpDefinition): Unit = synchronized {
+    requireServer()
+    if (running.get(d.key).exists(_.query.isActive)) throw new IllegalStateException(s"pump ${d.name} is running")
+    running.remove(d.key)
+    startErrors.remove(d.key)
+    deleteRecursively(checkpoint(d))
+    PumpDefinition.save(d.copy(generation = d.generation + 1), pumpsDir)
+    logInfo(s"pump ${d.name} starts over (generation ${d.generation + 1}): a stream it reads was reset")
   }
 
   /**

@@ -38,14 +38,22 @@ object RecordOptions {
   val RowDelimiterProperty = "overjoin.record.row_delimiter"
   val ColumnDelimiterProperty = "overjoin.record.column_delimiter"
   val MappingPrefix = "overjoin.record.mapping."
+  /** CSV records whose first row is a header (an s-Server foreign stream's `SKIP_HEADER 'true'`). */
+  val SkipHeaderProperty = "overjoin.record.skip_header"
 
-  /** Checks the options and mappings of `stream` as KDA would; errors point at the option's value. */
-  def check(sql: String, stream: String, options: Seq[Option_], mappings: Seq[(String, JsonPath)]): Unit = {
+  /**
+   * Checks the options and mappings of `stream` as KDA would; errors point at the option's value.
+   * `describe` and `describeMapping` name an option and a column's mapping in the message as the
+   * statement wrote them (an s-Server foreign stream writes them as options of its own).
+   */
+  def check(sql: String, stream: String, options: Seq[Option_], mappings: Seq[(String, JsonPath)],
+      describe: Option_ => String = o => s"the option ${o.key} = '${o.value}'",
+      describeMapping: (String, String) => String = (c, p) => s"the MAPPING '$p' of column $c"): Unit = {
     def fail(o: Option_, problem: String, fix: String): Nothing = {
       val quoted = o.token.text.length >= 2 && (o.token.text.startsWith("'") || o.token.text.startsWith("\""))
       val start = if (quoted) o.token.start + 1 else o.token.start
       throw OverjoinErrors.inputSchema(TextSpan(sql, start, math.max(start + 1, if (quoted) o.token.end - 1 else o.token.end)),
-        stream, s"the option ${o.key} = '${o.value}'", problem, fix)
+        stream, describe(o), problem, fix)
     }
     val byKey = options.map(o => o.key -> o).toMap
     val format = byKey.get(Format).orElse(byKey.get("value_format"))
@@ -80,7 +88,7 @@ object RecordOptions {
           val (column, path) = mappings(i)
           val at = sql.indexOf("'" + path.text + "'")
           throw OverjoinErrors.inputSchema(TextSpan(sql, math.max(0, at + 1), math.max(1, at + 1 + path.text.length)),
-            stream, s"the MAPPING '${path.text}' of column $column", problem, "flatten one array, read the others whole")
+            stream, describeMapping(column, path.text), problem, "flatten one array, read the others whole")
         case Right(()) =>
       }
     }
@@ -118,7 +126,8 @@ object RecordOptions {
     val recordFormat = format match {
       case "csv" => RecordFormat.Csv(
         RecordSchema.unescape(props.getOrElse(RowDelimiterProperty, "\\n")),
-        RecordSchema.unescape(props.getOrElse(ColumnDelimiterProperty, ",")))
+        RecordSchema.unescape(props.getOrElse(ColumnDelimiterProperty, ",")),
+        skipHeader = props.get(SkipHeaderProperty).contains("true"))
       case _ => RecordFormat.Json(props.get(RowPathProperty).map(p => JsonPath.parse(p).toOption.get).getOrElse(JsonPath.Root))
     }
     RecordSchema(recordFormat, columns)

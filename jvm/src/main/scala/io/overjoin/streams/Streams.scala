@@ -77,6 +77,14 @@ object Streams {
   }
   def kind(t: CatalogTable): String = t.properties.getOrElse(KindProperty, "")
 
+  /** A stream's name as messages show it: its schema as the user wrote it ([[SchemaNames.shown]]). */
+  def shown(session: SparkSession, id: TableIdentifier): String =
+    id.database.map(db => SchemaNames.shown(session, db) + ".").getOrElse("") + StreamStatementParser.quoteIfNeeded(id.table)
+
+  /** The database of the s-Server schema `schema` ([[SchemaNames]]), in lower case as Spark keeps it. */
+  def database(session: SparkSession, schema: String): String =
+    SchemaNames.checkedDatabase(session, schema).toLowerCase(java.util.Locale.ROOT)
+
   def qualified(id: TableIdentifier): String =
     id.database.map(db => StreamStatementParser.quoteIfNeeded(db) + ".").getOrElse("") +
       StreamStatementParser.quoteIfNeeded(id.table)

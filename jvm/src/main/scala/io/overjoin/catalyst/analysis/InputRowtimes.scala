@@ -42,8 +42,12 @@ private[analysis] object InputRowtimes {
     output.find(_.metadata.contains(EventTimeWatermark.delayKey))
       .orElse(output.find(_.name.equalsIgnoreCase("ROWTIME")))
 
-  /** Chooses the rowtime of one input (docs/semantics.md §1) and gives a stream its watermark. */
-  def rowtimeInput(w: WindowedInput, isStream: Boolean, latenessMicros: Long): RowtimeInput = {
+  /**
+   * Chooses the rowtime of one input (docs/semantics.md §1) and gives a stream its watermark: the
+   * lateness of its block's t-sort (`ORDER BY key WITHIN interval`, §11) when it has one, else the
+   * stream's own (`CREATE STREAM ... WITH (lateness = ...)`), else `latenessMicros`.
+   */
+  def rowtimeInput(w: WindowedInput, isStream: Boolean, latenessMicros: Long, sortWithin: Option[Long] = None): RowtimeInput = {
     val child = w.child
     val input = w.input
     val source = if (input.alias.isDefined) s"${input.name} (${input.source})" else input.source
@@ -56,8 +60,9 @@ private[analysis] object InputRowtimes {
     if (input.window.frame.isInstanceOf[RowsFrame] && child.isStreaming && !OverjoinConf.ownJoinOperator()) {
       throw OverjoinErrors.rowsWindowOnStream(input.origin, source)
     }
-    // A stream of CREATE STREAM ... WITH (lateness = '...') keeps its own (docs/semantics.md §10).
-    val lateness = stream.flatMap(Streams.latenessMicros).getOrElse(latenessMicros)
+    // A stream of CREATE STREAM ... WITH (lateness = '...') keeps its own (docs/semantics.md §10),
+    // unless the query says how late a row may be (a t-sort's WITHIN, §11).
+    val lateness = sortWithin.orElse(stream.flatMap(Streams.latenessMicros)).getOrElse(latenessMicros)
     val watermarked = if (child.isStreaming) watermark(child, rowtime, source, lateness, input.window.monotonic) else child
     val rt = watermarked.output.find(_.exprId == rowtime.exprId).get
     // A row without a rowtime is in no window at any time: it can neither match nor be emitted.
@@ -123,9 +128,11 @@ private[analysis] object InputRowtimes {
           "(a stream can have only one event-time column)")
     } else if (child.exists(_.isInstanceOf[EventTimeWatermark])) {
       // The input's rows are timed below it already, by a query that only projects and filters
-      // them (a view of a SELECT STREAM query, whose stored columns carry no event-time mark; a
-      // subquery whose ROWTIME reference was bound before its watermark was set): Spark allows
-      // one watermark per stream, so this one replaces it. One that holds state keeps its own.
+      // them (a view of a SELECT STREAM query, s-Server's `CREATE VIEW v AS SELECT STREAM ...
+      // WHERE ...`, whose stored columns carry no event-time mark; a subquery whose ROWTIME
+      // reference was bound before its watermark was set): Spark allows one watermark per stream
+      // (two fail as a redefinition once rows flow), so this one replaces it. One that holds state
+      // keeps its own, and Spark says so.
       withoutWatermarks(child) match {
         case Some(plain) => EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain)
         case None => EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), child)

@@ -14,7 +14,7 @@ import io.overjoin.catalyst.expressions.RowtimeReference
 import io.overjoin.catalyst.plans.logical.{OverjoinNode, PreparedStreamJoin, RowtimeInput, StreamJoinRoot, TableInput, WindowedInput}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.streams.{SourceColumns, Streams}
+import io.overjoin.streams.{ExternalStreams, SourceColumns, Streams}
 
 /**
  * The first step of a streaming join's rewrite, once Spark has resolved every input of a
@@ -50,6 +50,9 @@ object ResolveStreamJoinInputs extends Rule[LogicalPlan] {
   private def streamTable(p: LogicalPlan): Option[CatalogTable] = p match {
     // A source stream's implicit columns go with it: they are projected again over the stream.
     case SourceColumns(_, r: LogicalRelation) => streamTable(r)
+    // Files read with an input schema (a KDA source over a folder, an s-Server foreign stream over
+    // FILE_SERVER): AddSourceStreamColumns has decoded the table read already.
+    case p if !p.isStreaming && ExternalStreams.readBy(p).isDefined => ExternalStreams.readBy(p).filter(Streams.isStream)
     case r: LogicalRelation => r.catalogTable.filter(Streams.isStream)
     case r: HiveTableRelation => Some(r.tableMeta).filter(Streams.isStream)
     case _ => None
@@ -76,7 +79,8 @@ object ResolveStreamJoinInputs extends Rule[LogicalPlan] {
     val lateness = OverjoinConf.latenessMicros()
     val withInputs = root.child.transformUp {
       case w: WindowedInput if w.input.lookup => InputRowtimes.tableInput(w)
-      case w: WindowedInput if w.child.isStreaming || !anyStream => InputRowtimes.rowtimeInput(w, isStream = true, lateness)
+      case w: WindowedInput if w.child.isStreaming || !anyStream =>
+        InputRowtimes.rowtimeInput(w, isStream = true, lateness, block.sortWithin)
       case w: WindowedInput => InputRowtimes.tableInput(w)
     }
     val inputs = withInputs.collect { case r: RowtimeInput => r }

@@ -96,7 +96,9 @@ object StreamOrderBy {
   /** The sort of rows that are not aggregated: each waits for the watermark to close its span. */
   private def overRows(s: Sort, outputs: Seq[StreamJoinOutput], tz: String)
       : (LogicalPlan, Seq[SortOrder], Option[Expression]) = {
-    val rowtimes = outputs.map(_.rowtime)
+    // A block of one input: its rowtime column, by name (a t-sort's `ORDER BY ts WITHIN ...` makes
+    // ts that rowtime), is the block's ROWTIME too.
+    val rowtimes = outputs.map(_.rowtime) ++ outputs.filter(_.inputRowtimes.size == 1).flatMap(_.inputRowtimes.values)
     def isRowtime(e: Expression): Boolean = e match {
       case a: Attribute => rowtimes.exists(_.exprId == a.exprId)
       case _ => false

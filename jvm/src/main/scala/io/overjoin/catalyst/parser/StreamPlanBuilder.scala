@@ -2,7 +2,7 @@ package io.overjoin.catalyst.parser
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.analysis.{UnresolvedAlias, UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction, UnresolvedStar}
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAlias, UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction, UnresolvedIdentifier, UnresolvedRelation, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Divide, Expression, RLike, SortOrder, SubqueryExpression, WindowSpecDefinition}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CreateView, Distinct, Join, LogicalPlan, Project, Sort, SubqueryAlias, WithWindowDefinition}
 import org.apache.spark.sql.execution.command.CreateViewCommand
@@ -14,6 +14,7 @@ import io.overjoin.catalyst.analysis.{ImplicitRowtime, SlidingFrames}
 import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode, StaggerInput, StreamDistinct, StreamJoinRoot, WindowedInput}
 import io.overjoin.errors.{OverjoinErrors, TextSpan}
 import io.overjoin.parser.QueryBlockScanner
+import io.overjoin.streams.SchemaNames
 import io.overjoin.model.{GroupWindowCall, RowtimeRef, ScanResult, SimilarToCall, SlidingCall, SlidingSpec, StreamBlock, StreamInput, TimeFloorCall}
 
 /**
@@ -305,7 +306,42 @@ object StreamPlanBuilder {
       throw OverjoinErrors.syntaxDetail(TextSpan(sqlText, call.start, call.start + call.function.length),
         s"'${call.text}'", "Spark's parser does not read this as a call of a function")
     }
-    result
+    schemaNames(result)
+  }
+
+  /**
+   * s-Server's schema names in the statement's names (`FROM "fpp-test-score-0.1"."events"`, a view's
+   * or an insert's target, and the columns qualified with them) as their Spark databases
+   * ([[io.overjoin.streams.SchemaNames]]). A name Spark's catalog takes is its own database and
+   * stays as written.
+   */
+  private def schemaNames(plan: LogicalPlan): LogicalPlan = {
+    val written = mutable.Set.empty[String]
+    def parts(names: Seq[String]): Seq[String] = names match {
+      case Seq(db, t) if !SchemaNames.isPlain(db) => written += db.toLowerCase; Seq(SchemaNames.database(db), t)
+      case Seq(catalog, db, t) if !SchemaNames.isPlain(db) => written += db.toLowerCase; Seq(catalog, SchemaNames.database(db), t)
+      case other => other
+    }
+    def relations(p: LogicalPlan): LogicalPlan = p.transformDown {
+      case r: UnresolvedRelation if r.multipartIdentifier.size > 1 => r.copy(multipartIdentifier = parts(r.multipartIdentifier))
+      case i: UnresolvedIdentifier if i.nameParts.size > 1 => i.copy(nameParts = parts(i.nameParts))
+      case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, relations)
+    }.transformAllExpressionsWithPruning(_ => true) {
+      case q: SubqueryExpression => q.withNewPlan(relations(q.plan))
+    }
+    val mapped = relations(plan)
+    if (written.isEmpty) return mapped
+    // Columns qualified with such a schema: "s"."t".col, "s"."t".*
+    def qualifier(names: Seq[String]): Seq[String] =
+      if (names.size >= 3 && written.contains(names.head.toLowerCase)) SchemaNames.database(names.head) +: names.tail else names
+    def columns(p: LogicalPlan): LogicalPlan = p.transformAllExpressionsWithPruning(_ => true) {
+      case a: UnresolvedAttribute if a.nameParts.size >= 3 && written.contains(a.nameParts.head.toLowerCase) =>
+        CurrentOrigin.withOrigin(a.origin)(UnresolvedAttribute(qualifier(a.nameParts)))
+      case u @ UnresolvedStar(Some(target)) if target.size >= 2 && written.contains(target.head.toLowerCase) =>
+        CurrentOrigin.withOrigin(u.origin)(UnresolvedStar(Some(SchemaNames.database(target.head) +: target.tail)))
+      case q: SubqueryExpression => q.withNewPlan(columns(q.plan))
+    }.transformDown { case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, columns) }
+    columns(mapped)
   }
 
   /**

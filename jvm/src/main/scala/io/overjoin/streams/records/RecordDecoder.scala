@@ -38,7 +38,7 @@ final class RecordDecoder(schema: RecordSchema) extends Serializable {
 
   def decode(payload: String): Seq[Decoded] = schema.format match {
     case RecordFormat.Json(rowPath) => json(payload, rowPath)
-    case RecordFormat.Csv(rows, fields) => csv(payload, rows, fields)
+    case RecordFormat.Csv(rows, fields, header) => csv(payload, rows, fields, header)
   }
 
   // ---- JSON ----------------------------------------------------------------------------------
@@ -145,9 +145,9 @@ final class RecordDecoder(schema: RecordSchema) extends Serializable {
 
   // ---- CSV -----------------------------------------------------------------------------------
 
-  private def csv(payload: String, rowDelimiter: String, columnDelimiter: String): Seq[Decoded] = {
+  private def csv(payload: String, rowDelimiter: String, columnDelimiter: String, skipHeader: Boolean): Seq[Decoded] = {
     val out = ArrayBuffer.empty[Decoded]
-    splitRows(payload, rowDelimiter).foreach { row =>
+    splitRows(payload, rowDelimiter).drop(if (skipHeader) 1 else 0).foreach { row =>
       if (row.nonEmpty) {
         fields(row, columnDelimiter) match {
           case Left(why) => out += Failed(ParseError, why, row)

@@ -14,8 +14,12 @@ object RecordFormat {
    */
   final case class Json(rowPath: JsonPath) extends RecordFormat { def name: String = "json" }
 
-  /** CSV: rows separated by `rowDelimiter`, fields by `columnDelimiter` (each any non-empty string). */
-  final case class Csv(rowDelimiter: String, columnDelimiter: String) extends RecordFormat {
+  /**
+   * CSV: rows separated by `rowDelimiter`, fields by `columnDelimiter` (each any non-empty string);
+   * with `skipHeader` a record's first row is a header, not a row (s-Server's `SKIP_HEADER` of a
+   * file: each file of a folder stream is one record).
+   */
+  final case class Csv(rowDelimiter: String, columnDelimiter: String, skipHeader: Boolean = false) extends RecordFormat {
     def name: String = "csv"
   }
 }

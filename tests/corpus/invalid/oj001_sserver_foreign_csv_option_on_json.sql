@@ -1,0 +1,3 @@
+-- error: OJ001 3:81
+CREATE FOREIGN STREAM "alarms" ("bed" VARCHAR(8))
+SERVER "FILE_SERVER" OPTIONS ("DIRECTORY" '/var/spool/alarms', "PARSER" 'JSON', "SKIP_HEADER" 'true')

@@ -1,0 +1,3 @@
+-- error: OJ001 3:8
+CREATE FOREIGN STREAM "pulse_files" ("bed" VARCHAR(8), "bpm" INTEGER)
+SERVER "FILE_SERVER" OPTIONS ("PARSER" 'CSV')

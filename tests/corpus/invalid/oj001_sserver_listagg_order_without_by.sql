@@ -1,0 +1,3 @@
+-- error: OJ001 2:63
+SELECT STREAM "bed", LISTAGG("note", '|') WITHIN GROUP (ORDER "note")
+FROM "notes" GROUP BY "bed", FLOOR(ROWTIME TO MINUTE)

@@ -1,0 +1,3 @@
+-- error: OJ001 3:1
+SELECT STREAM "bed", LISTAGG("note", '|') WITHIN GROUP
+FROM "notes" GROUP BY "bed", FLOOR(ROWTIME TO MINUTE)
