@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -77,7 +77,7 @@ def _key(t: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((0,) if v is None else (1, str(v)) for v in t)
 
 
-def rounded(rows: Sequence[Any]) -> list[tuple[Any, ...]]:
+def rounded(rows: Iterable[Any]) -> list[tuple[Any, ...]]:
     return sorted((tuple(round(x, 6) if isinstance(x, float) else x for x in r) for r in rows), key=_key)
 
 

@@ -676,6 +676,9 @@ def restart_case(
     sums = sliding_window(rows, "ts", Window.range(dt.timedelta(seconds=45)), [SlidingCall("SUM", "v")], by_k)
     counts = {(t, i): c for t, i, c in sliding_window(rows, "ts", Window.rows(3), [SlidingCall("COUNT")], by_k)}
     # The running total by brute force: the key's rows at or before the row (no ties).
-    totals = {(r["ts"], r["id"]): sum(o["v"] for o in rows if o["k"] == r["k"] and o["ts"] <= r["ts"]) for r in rows}
+    totals: dict[tuple[Any, Any], int] = {}
+    for r in rows:
+        ts: dt.datetime = r["ts"]  # type: ignore[assignment]
+        totals[(ts, r["id"])] = sum(int(o["v"]) for o in rows if o["k"] == r["k"] and o["ts"] <= ts)  # type: ignore[operator, call-overload]
     expected = sorted((t, i, s, counts[(t, i)], totals[(t, i)]) for t, i, s in sums)
     return batches, {"x": "id int, k int, v int, ts timestamp"}, sql, expected
