@@ -361,8 +361,9 @@ def summarize_profile(jfr: Path) -> list[tuple[str, int]]:
     jfr_tool = shutil.which("jfr")
     if not jfr_tool or not jfr.exists():
         return []
-    out = subprocess.run([jfr_tool, "print", "--json", "--events", "jdk.ExecutionSample", str(jfr)],
-                         capture_output=True, text=True, timeout=600).stdout  # fmt: skip
+    # jfr print shows 5 frames of a stack unless told more: too few to see what a sample is part of.
+    out = subprocess.run([jfr_tool, "print", "--json", "--stack-depth", "64", "--events", "jdk.ExecutionSample",
+                          str(jfr)], capture_output=True, text=True, timeout=600).stdout  # fmt: skip
     try:
         events = json.loads(out)["recording"]["events"]
     except (ValueError, KeyError):
@@ -396,6 +397,11 @@ GROUPS = [
         "checkpoint logs (offsets, commits, metadata)",
         ("HDFSMetadataLog", "OffsetSeqLog", "CommitLog", "CheckpointFileManager"),
     ),
+    (
+        "Hadoop configurations copied, serialized, broadcast",
+        ("hadoop.conf.Configuration", "SerializableConfiguration", "WritableUtils", "hadoop.io.Text"),
+    ),
+    ("code generation (projections made per task)", ("expressions.codegen", "createCodeGeneratedObject")),
     ("source listing and reading", ("FileStreamSource", "InMemoryFileIndex", "json.", "datasources.FileScan")),
     (
         "query planning and analysis",
@@ -465,7 +471,8 @@ def report(outcomes: list[Outcome], command: str, args: argparse.Namespace) -> s
     for o in profiled:
         total = sum(n for g, n in o.profile if not g.startswith("thread: "))
         lines += ["", f"Profile of `{o.config.label}` (JFR execution samples of the JVM over the measured "
-                  f"seconds, {total} samples, by the first frame of each stack in a known group):", "",
+                  f"seconds, {total} samples, 64 frames deep; each sample counted once, in the group of its "
+                  "topmost frame that is in one):", "",
                   "| where | samples | share |", "|---|---|---|"]  # fmt: skip
         by_what = [(g, n) for g, n in o.profile if not g.startswith("thread: ")]
         by_thread = [(g.removeprefix("thread: "), n) for g, n in o.profile if g.startswith("thread: ")]
