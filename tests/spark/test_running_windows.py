@@ -111,7 +111,22 @@ def test_on_a_stream_the_rows_that_were_not_late(spark, seed, shuffle):
 
 
 @pytest.mark.streaming
-def test_stop_and_restart_keeps_the_running_buffers(spark):
+@pytest.mark.parametrize("store", ["hdfs", "rocksdb"])
+def test_stop_and_restart_keeps_the_running_buffers(spark, store):
+    """On the default (HDFS-backed) store and on RocksDB: the buffers are the state value's third
+    column, read back from the stored bytes."""
+    if store == "rocksdb":
+        spark.conf.set(
+            "spark.sql.streaming.stateStore.providerClass",
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        )
+    try:
+        _stop_and_restart(spark, store)
+    finally:
+        spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
+
+
+def _stop_and_restart(spark: Any, store: str) -> None:
     seed = 66
     rows = gen_rows(seed, n=90, ties=False)
     batches = [*batches_of(rows, seed, 10, shuffle=True), flush(0), flush(1)]
@@ -120,13 +135,14 @@ def test_stop_and_restart_keeps_the_running_buffers(spark):
     work = tempfile.mkdtemp(prefix="overjoin-running-restart-")
     folder, out, ckpt = (os.path.join(work, d) for d in ("in", "out", "ckpt"))
     os.makedirs(folder)
-    spark.readStream.schema(SCHEMA).json(folder).createOrReplaceTempView("run_restart")
+    view = f"run_restart_{store}"
+    spark.readStream.schema(SCHEMA).json(folder).createOrReplaceTempView(view)
     from tests.spark.restart_child import write_batch
 
     half = len(batches) // 2
     for indexes in (range(half), range(half, len(batches))):
         query = (
-            spark.sql(QUERY.format(t="run_restart"))
+            spark.sql(QUERY.format(t=view))
             .writeStream.format("parquet")
             .option("path", out)
             .option("checkpointLocation", ckpt)
@@ -139,6 +155,8 @@ def test_stop_and_restart_keeps_the_running_buffers(spark):
                 query.processAllAvailable()
         finally:
             query.stop()
+    kinds = {f.rsplit(".", 1)[-1] for _, _, fs in os.walk(os.path.join(ckpt, "state")) for f in fs if "." in f}
+    assert (kinds & {"zip", "changelog"}) if store == "rocksdb" else ("delta" in kinds), sorted(kinds)
     got = rounded(r for r in spark.read.parquet(out).collect() if r[1] < 10_000)
     assert got == model(kept)
 
