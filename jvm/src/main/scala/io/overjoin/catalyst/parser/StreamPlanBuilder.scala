@@ -4,8 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAlias, UnresolvedAttribute, UnresolvedEventTimeWatermark, UnresolvedFunction, UnresolvedIdentifier, UnresolvedRelation, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Divide, Expression, RLike, SortOrder, SubqueryExpression, WindowSpecDefinition}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CreateView, Distinct, Join, LogicalPlan, Project, Sort, SubqueryAlias, WithWindowDefinition}
-import org.apache.spark.sql.execution.command.CreateViewCommand
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Distinct, Join, LogicalPlan, Project, Sort, SubqueryAlias, WithWindowDefinition}
 import org.apache.spark.sql.catalyst.trees.{CurrentOrigin, TreeNode}
 import org.apache.spark.sql.overjoin.{KdaDivide, KdaTimeCall, SimilarTo}
 
@@ -254,21 +253,8 @@ object StreamPlanBuilder {
         case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, rewrite)
       }
     }
-    val rewrittenBlocks = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
+    val rewritten = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
       .getOrElse(rewrite(plan))
-    // A view of a SELECT STREAM query is a stream, which has a ROWTIME in KDA whether or not the
-    // select list names it (docs/semantics.md §10): the view gets its query's ROWTIME as a last
-    // column, when it is created (its schema) and whenever Spark reads its text again (which it
-    // parses under an origin of object type VIEW). A view with a column list of its own keeps it.
-    val rewritten = if (selectStreamsAt.isEmpty) rewrittenBlocks else {
-      val root = if (CurrentOrigin.get.objectType.contains("VIEW")) implicitRowtime(rewrittenBlocks, plainToo = false)
-        else rewrittenBlocks
-      root.transformDown {
-        case v: CreateView if v.userSpecifiedColumns.isEmpty => v.copy(query = implicitRowtime(v.query, plainToo = false))
-        case v: CreateViewCommand if v.userSpecifiedColumns.isEmpty && !v.isAnalyzed =>
-          v.copy(plan = implicitRowtime(v.plan, plainToo = false))
-      }
-    }
 
     // SIMILAR TO, which Spark read as RLIKE: anywhere in the statement, subqueries included.
     val similarsAt: Map[Int, SimilarToCall] = scan.similars.map(c => c.start -> c).toMap
