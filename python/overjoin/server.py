@@ -177,20 +177,18 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         "--conf",
         "spark.driver.host=127.0.0.1",
     ]
-    # Pumps' checkpoints without a process forked per file (overjoin._jar); a --conf or a
-    # spark-defaults.conf naming another manager wins.
-    if not any(
-        kv.split("=", 1)[0].strip() == CHECKPOINT_MANAGER_SETTING for kv in args.conf
-    ) and not named_outside_the_builder(CHECKPOINT_MANAGER_SETTING):
+
+    # Defaults the user's own setting overrides: a --conf, or spark-defaults.conf.
+    def user_sets(key: str) -> bool:
+        return any(kv.split("=", 1)[0].strip() == key for kv in args.conf) or named_outside_the_builder(key)
+
+    # Pumps' checkpoints without a process forked per file (overjoin._jar).
+    if not user_sets(CHECKPOINT_MANAGER_SETTING):
         cmd += ["--conf", f"{CHECKPOINT_MANAGER_SETTING}={CHECKPOINT_MANAGER_CLASS}"]
     # Sink files (pumps' rows) without a chmod process per file and per checksum, on a local
     # master, where the jar on the driver's class path is every executor's (a cluster's executors
-    # load it later than Hadoop's file systems are made); a --conf or spark-defaults.conf wins.
-    if (
-        args.master.startswith("local")
-        and not any(kv.split("=", 1)[0].strip() == LOCAL_FILE_SYSTEM_SETTING for kv in args.conf)
-        and not named_outside_the_builder(LOCAL_FILE_SYSTEM_SETTING)
-    ):
+    # load it later than Hadoop's file systems are made).
+    if args.master.startswith("local") and not user_sets(LOCAL_FILE_SYSTEM_SETTING):
         cmd += ["--conf", f"{LOCAL_FILE_SYSTEM_SETTING}={LOCAL_FILE_SYSTEM_CLASS}"]
     for kv in args.conf:
         cmd += ["--conf", kv]

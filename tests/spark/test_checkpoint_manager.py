@@ -177,23 +177,29 @@ def test_a_checkpoint_written_by_one_manager_is_continued_by_the_other(spark, fi
     _run(spark, first, len(batches) // 2, then)  # asserts the model's rows
 
 
-def _forks_into(spark: Any, manager: str | None) -> tuple[int, int]:
-    """Runs the case with ``manager`` under a JFR recording of the driver's process starts; returns
-    how many processes were started on the checkpoint's files, and how many in all."""
+def _process_starts(spark: Any, action: Any) -> list[str]:
+    """Runs ``action()`` under a JFR recording of the driver's process starts; the commands started."""
     jvm = spark._jvm
     recording = jvm.jdk.jfr.Recording()
     recording.enable("jdk.ProcessStart")
     recording.start()
     try:
-        checkpoint, _ = _run(spark, manager, None)
+        action()
     finally:
         recording.stop()
     dump = tempfile.mkdtemp(prefix="overjoin-cm-jfr-") + "/forks.jfr"
     recording.dump(jvm.java.io.File(dump).toPath())
     recording.close()
     events = jvm.jdk.jfr.consumer.RecordingFile.readAllEvents(jvm.java.io.File(dump).toPath())
-    commands = [str(e.getString("command")) for e in events if e.getEventType().getName() == "jdk.ProcessStart"]
-    return sum(1 for c in commands if checkpoint in c), len(commands)
+    return [str(e.getString("command")) for e in events if e.getEventType().getName() == "jdk.ProcessStart"]
+
+
+def _forks_into(spark: Any, manager: str | None) -> tuple[int, int]:
+    """Runs the case with ``manager`` under a JFR recording of the driver's process starts; returns
+    how many processes were started on the checkpoint's files, and how many in all."""
+    checkpoints: list[str] = []
+    commands = _process_starts(spark, lambda: checkpoints.append(_run(spark, manager, None)[0]))
+    return sum(1 for c in commands if checkpoints[0] in c), len(commands)
 
 
 def test_a_stream_forks_no_process_for_its_checkpoint(spark):
@@ -211,26 +217,19 @@ def test_a_stream_forks_no_process_for_its_checkpoint(spark):
 
 def _write_parquet(spark: Any, impl: str | None) -> tuple[Path, list[str]]:
     """A small Parquet dataset written with ``impl`` as the local file system (Hadoop's without),
-    under a JFR recording of process starts: its folder and the commands started."""
-    jvm = spark._jvm
+    under a JFR recording of process starts: its folder and the commands started on its files."""
     out = Path(tempfile.mkdtemp(prefix="overjoin-fs-")) / "data"
     if impl:
         spark.conf.set("fs.file.impl", impl)
     spark.conf.set("fs.file.impl.disable.cache", "true")  # a file system made for this write
-    recording = jvm.jdk.jfr.Recording()
-    recording.enable("jdk.ProcessStart")
-    recording.start()
     try:
-        spark.range(0, 1000, 1, 4).selectExpr("id", "id % 7 AS k").write.partitionBy("k").parquet(str(out))
+        commands = _process_starts(
+            spark,
+            lambda: spark.range(0, 1000, 1, 4).selectExpr("id", "id % 7 AS k").write.partitionBy("k").parquet(str(out)),
+        )
     finally:
-        recording.stop()
         spark.conf.unset("fs.file.impl")
         spark.conf.unset("fs.file.impl.disable.cache")
-    dump = tempfile.mkdtemp(prefix="overjoin-fs-jfr-") + "/forks.jfr"
-    recording.dump(jvm.java.io.File(dump).toPath())
-    recording.close()
-    events = jvm.jdk.jfr.consumer.RecordingFile.readAllEvents(jvm.java.io.File(dump).toPath())
-    commands = [str(e.getString("command")) for e in events if e.getEventType().getName() == "jdk.ProcessStart"]
     return out, [c for c in commands if str(out) in c]
 
 

@@ -18,8 +18,6 @@ aggregation buffers of its emitted rows, not the rows, so the state grows with k
 from __future__ import annotations
 
 import datetime as dt
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -27,7 +25,17 @@ import pytest
 from pyspark.errors import AnalysisException
 
 from tests.spark.streams import make_stream, run_stream
-from tests.spark.test_sliding_windows import FLUSH_KEY, SCHEMA, batches_of, flush, gen_rows, on_time, plain_spark, table
+from tests.spark.test_sliding_windows import (
+    FLUSH_KEY,
+    SCHEMA,
+    batches_of,
+    flush,
+    gen_rows,
+    on_time,
+    plain_spark,
+    stop_and_restart_rows,
+    table,
+)
 
 QUERY = (
     "SELECT STREAM rowtime, id, COUNT(*) OVER r AS c, SUM(v) OVER r AS s, MIN(v) OVER r AS mn, "
@@ -115,50 +123,13 @@ def test_on_a_stream_the_rows_that_were_not_late(spark, seed, shuffle):
 def test_stop_and_restart_keeps_the_running_buffers(spark, store):
     """On the default (HDFS-backed) store and on RocksDB: the buffers are the state value's third
     column, read back from the stored bytes."""
-    if store == "rocksdb":
-        spark.conf.set(
-            "spark.sql.streaming.stateStore.providerClass",
-            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
-        )
-    try:
-        _stop_and_restart(spark, store)
-    finally:
-        spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
-
-
-def _stop_and_restart(spark: Any, store: str) -> None:
     seed = 66
     rows = gen_rows(seed, n=90, ties=False)
     batches = [*batches_of(rows, seed, 10, shuffle=True), flush(0), flush(1)]
     kept, _ = on_time(batches)
     kept = [r for r in kept if r["k"] != FLUSH_KEY]
-    work = tempfile.mkdtemp(prefix="overjoin-running-restart-")
-    folder, out, ckpt = (os.path.join(work, d) for d in ("in", "out", "ckpt"))
-    os.makedirs(folder)
-    view = f"run_restart_{store}"
-    spark.readStream.schema(SCHEMA).json(folder).createOrReplaceTempView(view)
-    from tests.spark.restart_child import write_batch
-
-    half = len(batches) // 2
-    for indexes in (range(half), range(half, len(batches))):
-        query = (
-            spark.sql(QUERY.format(t=view))
-            .writeStream.format("parquet")
-            .option("path", out)
-            .option("checkpointLocation", ckpt)
-            .outputMode("append")
-            .start()
-        )
-        try:
-            for i in indexes:
-                write_batch(folder, i, batches[i])
-                query.processAllAvailable()
-        finally:
-            query.stop()
-    kinds = {f.rsplit(".", 1)[-1] for _, _, fs in os.walk(os.path.join(ckpt, "state")) for f in fs if "." in f}
-    assert (kinds & {"zip", "changelog"}) if store == "rocksdb" else ("delta" in kinds), sorted(kinds)
-    got = rounded(r for r in spark.read.parquet(out).collect() if r[1] < 10_000)
-    assert got == model(kept)
+    out = stop_and_restart_rows(spark, f"run_restart_{store}", QUERY, batches, store)
+    assert rounded(r for r in out if r[1] < 10_000) == model(kept)
 
 
 @pytest.mark.streaming

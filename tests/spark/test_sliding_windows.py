@@ -404,57 +404,57 @@ ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvi
 def test_stop_and_restart_loses_and_duplicates_nothing(spark, seed, store):
     """On the default (HDFS-backed) store and on RocksDB: the operator decodes a key's rows from the
     stored value's own bytes (no copy), which either store must leave unchanged while it runs."""
-    if store == "rocksdb":
-        spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
-    try:
-        _stop_and_restart(spark, seed, store)
-    finally:
-        spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
-
-
-def _stop_and_restart(spark: Any, seed: int, store: str) -> None:
     text, window = FRAMES[seed % 2]
     rows = gen_rows(seed, ties=False)
     batches = [*batches_of(rows, seed, 10, shuffle=True), flush(0), flush(1)]
     kept, _ = on_time(batches)
     kept = [r for r in kept if r["k"] != FLUSH_KEY]
+    out = stop_and_restart_rows(spark, f"sw_restart_{seed}", MODEL_QUERY.format(t="{t}", frame=text), batches, store)
+    got = sorted((r for r in out if r[1] < 10_000), key=_key)
+    assert len(got) == len(kept), f"seed {seed}"
+    assert got == sorted(model(kept, window), key=_key), f"seed {seed}"
+
+
+def stop_and_restart_rows(
+    spark: Any, view: str, query: str, batches: list[list[dict[str, Any]]], store: str
+) -> list[tuple[Any, ...]]:
+    """``query`` (its input ``{t}``, a stream of ``SCHEMA`` named ``view``) into a Parquet sink, fed
+    ``batches`` as files, stopped after half of them and restarted from its checkpoint for the
+    rest, on the state store ``store`` ("hdfs" or "rocksdb", whose files are checked): the sink's
+    rows, floats rounded to 6 places."""
     work = tempfile.mkdtemp(prefix="overjoin-sliding-restart-")
     folder, out, ckpt = (os.path.join(work, d) for d in ("in", "out", "ckpt"))
     os.makedirs(folder)
-    view = f"sw_restart_{seed}"
     spark.readStream.schema(SCHEMA).json(folder).createOrReplaceTempView(view)
-    sql = MODEL_QUERY.format(t=view, frame=text)
-
-    def start() -> Any:
-        return (
-            spark.sql(sql)
-            .writeStream.format("parquet")
-            .option("path", out)
-            .option("checkpointLocation", ckpt)
-            .outputMode("append")
-            .start()
-        )
-
     from tests.spark.restart_child import write_batch
 
-    half = len(batches) // 2
-    for indexes in (range(half), range(half, len(batches))):
-        query = start()
-        try:
-            for i in indexes:
-                write_batch(folder, i, batches[i])
-                query.processAllAvailable()
-        finally:
-            query.stop()
+    if store == "rocksdb":
+        spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+    try:
+        half = len(batches) // 2
+        for indexes in (range(half), range(half, len(batches))):
+            running = (
+                spark.sql(query.format(t=view))
+                .writeStream.format("parquet")
+                .option("path", out)
+                .option("checkpointLocation", ckpt)
+                .outputMode("append")
+                .start()
+            )
+            try:
+                for i in indexes:
+                    write_batch(folder, i, batches[i])
+                    running.processAllAvailable()
+            finally:
+                running.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
     kinds = {f.rsplit(".", 1)[-1] for _, _, fs in os.walk(os.path.join(ckpt, "state")) for f in fs if "." in f}
     if store == "rocksdb":
-        assert kinds & {"zip", "changelog"} and "delta" not in kinds, f"seed {seed}: state files {sorted(kinds)}"
+        assert kinds & {"zip", "changelog"} and "delta" not in kinds, f"{view}: state files {sorted(kinds)}"
     else:
-        assert "delta" in kinds, f"seed {seed}: state files {sorted(kinds)}"
-    got = [tuple(round(x, 6) if isinstance(x, float) else x for x in r) for r in spark.read.parquet(out).collect()]
-    got = sorted((r for r in got if r[1] < 10_000), key=_key)
-    assert len(got) == len(kept), f"seed {seed}"
-    assert got == sorted(model(kept, window), key=_key), f"seed {seed}"
+        assert "delta" in kinds, f"{view}: state files {sorted(kinds)}"
+    return [tuple(round(x, 6) if isinstance(x, float) else x for x in r) for r in spark.read.parquet(out).collect()]
 
 
 # -- (e) state stays bounded -------------------------------------------------------------------------

@@ -126,19 +126,15 @@ private[analysis] object InputRowtimes {
       throw OverjoinErrors.orderByNotAColumnOf(org.apache.spark.sql.catalyst.trees.Origin(), source,
         s"${rowtime.name}, while the input's watermark is on ${declared.map(_.name).mkString(", ")} " +
           "(a stream can have only one event-time column)")
-    } else if (child.exists(_.isInstanceOf[EventTimeWatermark])) {
-      // The input's rows are timed below it already, by a query that only projects and filters
+    } else {
+      // The input's rows may be timed below it already, by a query that only projects and filters
       // them (a view of a SELECT STREAM query, s-Server's `CREATE VIEW v AS SELECT STREAM ...
       // WHERE ...`, whose stored columns carry no event-time mark; a subquery whose ROWTIME
       // reference was bound before its watermark was set): Spark allows one watermark per stream
       // (two fail as a redefinition once rows flow), so this one replaces it. One that holds state
       // keeps its own, and Spark says so.
-      withoutWatermarks(child) match {
-        case Some(plain) => EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain)
-        case None => EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), child)
-      }
-    } else {
-      EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), child)
+      val plain = withoutWatermarks(child).getOrElse(child)
+      EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain)
     }
   }
 

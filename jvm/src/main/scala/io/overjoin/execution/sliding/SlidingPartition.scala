@@ -136,8 +136,8 @@ final class SlidingPartition(spec: SlidingTaskSpec, store: StateStore, lateUs: L
       if (kept.isEmpty && running == null) {
         if (held.nonEmpty) { store.remove(key); counters.removedKeys += 1 }
       } else if (added.nonEmpty || dueRows > 0 || kept.size != n) {
-        store.put(key, if (runningFrames) SlidingState.valueRow(SlidingState.pending(kept), kept, running)
-          else SlidingState.valueRow(SlidingState.pending(kept), kept))
+        store.put(key, SlidingState.valueRow(SlidingState.pending(kept), kept,
+          if (runningFrames) Some(Option(running).getOrElse(Array.emptyByteArray)) else None))
         counters.updatedKeys += 1
       }
     }

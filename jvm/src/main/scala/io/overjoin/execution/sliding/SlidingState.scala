@@ -88,40 +88,29 @@ object SlidingState {
   }
 
   /**
-   * The state value of a key: the two-field row `(pending: Long, rows: Binary)` of the sliding
-   * window's value schema, its blob `encode(rows)` written in place, so the blob is not copied again
-   * into a projection's buffer. The bytes are those `UnsafeProjection` writes for that row: a null
-   * bitset word, `pending`, the blob's offset and size, the blob padded with zeros to a word.
+   * The state value of a key: the row `(pending: Long, rows: Binary)` of the sliding window's value
+   * schema, and with `running` (a window with running frames, UNBOUNDED PRECEDING) a third field,
+   * `running: Binary`, the bytes of the frames' buffers over the key's emitted rows (empty: none
+   * yet). The blob `encode(rows)` is written in place, so it is not copied again into a
+   * projection's buffer. The bytes are those `UnsafeProjection` writes for that row: a null bitset
+   * word, `pending`, the offset and size of each binary field, then each one padded with zeros to a
+   * word.
    */
-  def valueRow(pending: Long, rows: scala.collection.Seq[HeldRow]): UnsafeRow = {
+  def valueRow(pending: Long, rows: scala.collection.Seq[HeldRow], running: Option[Array[Byte]] = None): UnsafeRow = {
+    val fields = if (running.isDefined) 3 else 2
+    val run = running.getOrElse(Array.emptyByteArray)
     val size = encodedSize(rows)
-    val fixed = 24 // null bitset word, pending, (offset << 32 | size) of the blob
-    val bytes = new Array[Byte](fixed + ((size + 7) & ~7))
-    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 8, pending)
-    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 16, (fixed.toLong << 32) | size.toLong)
-    write(rows, ByteBuffer.wrap(bytes, fixed, size))
-    val row = new UnsafeRow(2)
-    row.pointTo(bytes, bytes.length)
-    row
-  }
-
-  /**
-   * The state value of a key of a window with running frames (UNBOUNDED PRECEDING): the
-   * three-field row `(pending: Long, rows: Binary, running: Binary)`, `running` the bytes of the
-   * frames' buffers over the key's emitted rows (empty: none yet).
-   */
-  def valueRow(pending: Long, rows: scala.collection.Seq[HeldRow], running: Array[Byte]): UnsafeRow = {
-    val run = if (running == null) Array.emptyByteArray else running
-    val size = encodedSize(rows)
-    val fixed = 32 // null bitset word, pending, (offset << 32 | size) of the blob and of the buffers
+    val fixed = 8 + 8 * fields
     val padded = (size + 7) & ~7
     val bytes = new Array[Byte](fixed + padded + ((run.length + 7) & ~7))
     Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 8, pending)
     Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 16, (fixed.toLong << 32) | size.toLong)
-    Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 24, ((fixed + padded).toLong << 32) | run.length.toLong)
+    if (running.isDefined) {
+      Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + 24, ((fixed + padded).toLong << 32) | run.length.toLong)
+      System.arraycopy(run, 0, bytes, fixed + padded, run.length)
+    }
     write(rows, ByteBuffer.wrap(bytes, fixed, size))
-    System.arraycopy(run, 0, bytes, fixed + padded, run.length)
-    val row = new UnsafeRow(3)
+    val row = new UnsafeRow(fields)
     row.pointTo(bytes, bytes.length)
     row
   }
