@@ -68,27 +68,33 @@ def _is_stream_statement(tokens: list[Token], sql: str) -> bool:
     return False
 
 
+def _fail_at(reporter: Reporter, tokens: list[Token], pos: int, detail: str) -> None:
+    """A syntax error at token ``pos``, or at the end of the statement when it has no more tokens."""
+    if pos < len(tokens):
+        _syntax_error(reporter, tokens[pos], detail)
+    else:
+        _syntax_error(reporter, tokens[-1], detail, at_end=True)
+
+
+def _is_name(tokens: list[Token], i: int) -> bool:
+    """Whether token ``i`` can be a name: a word or a quoted identifier, not a string or a number."""
+    return (
+        i < len(tokens)
+        and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER)
+        and (tokens[i].text[:1].isalpha() or tokens[i].text[:1] == "_" or tokens[i].token_type == TokenType.IDENTIFIER)
+    )
+
+
 def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | None:
     """Checks a stream or pump statement's own syntax; returns a pump's query (its tokens, which
     keep their offsets in the text), to be checked as any other statement, or None."""
     pos = 0
 
     def fail(detail: str) -> None:
-        if pos < len(tokens):
-            _syntax_error(reporter, tokens[pos], detail)
-        else:
-            _syntax_error(reporter, tokens[-1], detail, at_end=True)
+        _fail_at(reporter, tokens, pos, detail)
 
     def is_name(i: int) -> bool:
-        return (
-            i < len(tokens)
-            and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER)
-            and (
-                tokens[i].text[:1].isalpha()
-                or tokens[i].text[:1] == "_"
-                or tokens[i].token_type == TokenType.IDENTIFIER
-            )
-        )
+        return _is_name(tokens, i)
 
     def name(expected: str) -> bool:
         nonlocal pos
@@ -241,21 +247,10 @@ def _foreign_stream(tokens: list[Token], w: list[str], at: int, reporter: Report
     pos = at
 
     def fail(detail: str) -> None:
-        if pos < len(tokens):
-            _syntax_error(reporter, tokens[pos], detail)
-        else:
-            _syntax_error(reporter, tokens[-1], detail, at_end=True)
+        _fail_at(reporter, tokens, pos, detail)
 
     def is_name(i: int) -> bool:
-        return (
-            i < len(tokens)
-            and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER)
-            and (
-                tokens[i].text[:1].isalpha()
-                or tokens[i].text[:1] == "_"
-                or tokens[i].token_type == TokenType.IDENTIFIER
-            )
-        )
+        return _is_name(tokens, i)
 
     if not is_name(pos):
         return fail("expected stream name")
