@@ -33,6 +33,7 @@ from tests.reference_model import (
     unit_floor,
 )
 from tests.seeds import count
+from tests.spark.errors import caret_column
 from tests.spark.streams import make_stream, run_stream, run_with_restart
 
 T0 = datetime(2024, 3, 30, 22, 0, 0)  # a month end and a week end nearby
@@ -657,8 +658,7 @@ def test_bad_calcite_windows_say_what_and_where(spark, sql: str, error: type, fr
     if at is not None:
         if isinstance(info.value, ParseException):
             # The caret line points at the offending text of the user's statement.
-            carets = next(line for line in message.splitlines() if set(line) <= {"-", "^"} and "^" in line)
-            assert sql[carets.index("^") :].startswith(at), message
+            assert sql[caret_column(message) :].startswith(at), message
         else:
             position = int(message.rsplit("pos ", 1)[1].split()[0])
             assert sql[position:].startswith(at), message

@@ -20,6 +20,7 @@ import pytest
 from pyspark.errors import ParseException
 
 from tests.reference_model import Row, stagger_windows, tumbling_groups, unit_floor
+from tests.spark.errors import caret_column
 from tests.spark.streams import make_stream, run_stream
 
 DAY = datetime(2018, 8, 1)
@@ -482,8 +483,7 @@ def test_bad_stagger_clauses_say_what_and_where(spark, sql: str, code: str, at_t
     message = str(e.value)
     assert code in message
     # The caret line points at the offending text of the user's statement.
-    carets = next(line for line in message.splitlines() if set(line) <= {"-", "^"} and "^" in line)
-    assert sql[carets.index("^") :].startswith(at_text), message
+    assert sql[caret_column(message) :].startswith(at_text), message
 
 
 def test_plain_sql_with_a_column_named_stagger_is_spark_s(spark) -> None:

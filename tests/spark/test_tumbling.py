@@ -18,6 +18,7 @@ import pytest
 from pyspark.errors import AnalysisException, ParseException
 
 from tests.reference_model import Row, step_floor, steps_since, tumbling_groups, unit_floor
+from tests.spark.errors import caret_column
 from tests.spark.streams import make_stream, run_stream
 
 T0 = datetime(2024, 3, 30, 22, 0, 0)  # a month end and a week end nearby
@@ -321,9 +322,7 @@ def test_bad_tumbling_windows_say_what_and_where(spark, sql: str, error: type, f
     assert fragment in message
     if at is not None:
         # The caret line points at the offending text of the user's statement.
-        lines = message.splitlines()
-        carets = next(line for line in lines if set(line) <= {"-", "^"} and "^" in line)
-        assert sql[carets.index("^") :].startswith(at), message
+        assert sql[caret_column(message) :].startswith(at), message
 
 
 def test_the_rowtime_column_by_name_is_a_window_and_another_time_column_is_a_value(spark) -> None:
