@@ -160,7 +160,7 @@ object StreamPlanBuilder {
       case d: StreamDistinct => d.copy(child = implicitRowtime(d.child, plainToo))
       // A WINDOW clause (a sliding window's named window) sits above the select list.
       case w: WithWindowDefinition => w.copy(child = implicitRowtime(w.child, plainToo))
-      // A streaming ORDER BY (a view's), above the select list.
+      // A streaming ORDER BY, above the select list.
       case o: Sort => o.copy(child = implicitRowtime(o.child, plainToo))
       // An aggregation: its ROWTIME is the window's end (a tumbling, Calcite group or stagger
       // window, §11, §13).
