@@ -16,15 +16,14 @@ from pathlib import Path
 import pyspark
 
 from tests.jvm import short_lived_env
+from tests.ports import free_port
 
 READY_TIMEOUT = 300.0
 BEELINE = Path(pyspark.__file__).resolve().parent / "bin" / "beeline"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class _PortTaken(Exception):
+    """The server exited before its ready line because a port it was given was taken."""
 
 
 @dataclass
@@ -51,9 +50,24 @@ class Server:
         ]  # fmt: skip
 
     def start(self) -> Server:
-        """Starts the server and waits for its ready line (failing with its stderr if it dies)."""
+        """Starts the server and waits for its ready line (failing with its stderr if it dies).
+
+        A server that dies because one of its ports was taken in the meantime (tests/ports.py) is
+        started again on new ports, twice at most; any other early exit fails at once."""
+        for attempt in range(3):
+            try:
+                return self._start_once()
+            except _PortTaken:
+                if attempt == 2:
+                    raise AssertionError(f"ports taken three times: {self.stderr()}") from None
+                self.thrift_port, self.connect_port, self.ui_port = free_port(), free_port(), free_port()
+        raise AssertionError("unreachable")
+
+    def _start_once(self) -> Server:
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        err = open(self.state_dir / "launcher.stderr", "ab")
+        log = self.state_dir / "launcher.stderr"
+        before = log.stat().st_size if log.exists() else 0
+        err = open(log, "ab")
         # The server's JVM gets the options of the tests' short-lived JVMs (tests/jvm.py).
         self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=err,
                                      env=short_lived_env(self.env), start_new_session=True)  # fmt: skip
@@ -68,7 +82,13 @@ class Server:
             if sel.select(timeout=1.0):
                 chunk = os.read(self.proc.stdout.fileno(), 4096)
                 if not chunk:
-                    raise AssertionError(f"server exited ({self.proc.wait()}) before ready: {self.stderr()}")
+                    code = self.proc.wait()
+                    with open(log, "rb") as f:
+                        f.seek(before)
+                        this_start = f.read().decode(errors="replace")
+                    if "BindException" in this_start or "Address already in use" in this_start:
+                        raise _PortTaken()
+                    raise AssertionError(f"server exited ({code}) before ready: {self.stderr()}")
                 buf += chunk
         self.ready_line = buf.split(b"\n", 1)[0].decode()
         return self

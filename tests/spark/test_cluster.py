@@ -18,7 +18,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,17 +28,12 @@ import pytest
 
 from tests.generators import describe, random_case
 from tests.jvm import SHORT_LIVED_JVM_OPTIONS, short_lived_env
+from tests.ports import free_port
 from tests.reference_model import multiset
 from tests.spark.restart_child import case_for
 from tests.spark.test_restart import REPO, _cases, _expected, _wait_for_a_batch_in_progress, child_spec
 
 pytestmark = pytest.mark.streaming
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _spark_class() -> str:
@@ -53,7 +47,7 @@ class Cluster:
 
     def __init__(self, work: Path, workers: int = 2) -> None:
         self.work = work
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"spark://127.0.0.1:{self.port}"
         self.env = short_lived_env(
             dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=str(Path(_spark_class()).parents[1]))
@@ -69,7 +63,7 @@ class Cluster:
                 "--port",
                 str(self.port),
                 "--webui-port",
-                str(_free_port()),
+                str(free_port()),
             ],
             self.master_log,
         )
@@ -94,7 +88,7 @@ class Cluster:
                 "--memory",
                 "1g",
                 "--webui-port",
-                str(_free_port()),
+                str(free_port()),
                 "--work-dir",
                 str(self.work / name),
             ],

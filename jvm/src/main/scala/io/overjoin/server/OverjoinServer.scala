@@ -74,6 +74,11 @@ object OverjoinServer extends Logging {
       case e: Throwable =>
         System.err.println(s"overjoin server: failed to start: $e")
         logError("overjoin server: failed to start", e)
+        // Free when checked above, taken since (by another process, or by one of this JVM's own
+        // ports, which the system picks from its ephemeral range): the same status as taken before.
+        val taken = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[java.net.BindException])
+        if (taken) fail(3, "a port was taken while the server started (see the line above); choose ports " +
+          s"outside the system's ephemeral range (${ephemeralRange.getOrElse("see ip_local_port_range")}) or start again")
         System.exit(1)
     }
     val shown = if (opts.host.contains(":")) s"[${opts.host}]" else opts.host
@@ -87,6 +92,13 @@ object OverjoinServer extends Logging {
     System.err.println(s"overjoin server: state in $state, log in ${new File(state, "server.log")}")
     stopped.await()
   }
+
+  /** Linux's range of ports the system hands out to `bind(0)`, as "low-high". */
+  private def ephemeralRange: Option[String] =
+    scala.util.Try {
+      val src = scala.io.Source.fromFile("/proc/sys/net/ipv4/ip_local_port_range")
+      try src.mkString.trim.split("\\s+").mkString("-") finally src.close()
+    }.toOption
 
   private def fail(code: Int, message: String): Nothing = {
     System.err.println(s"overjoin server: $message")
