@@ -117,6 +117,20 @@ def test_rows_sorted_by_rowtime_then_a_column(spark):
         assert out == {r["id"] for r in fed if us(r["ROWTIME"]) <= mark}
 
 
+def test_a_sorted_subquery_that_names_no_rowtime_still_gives_its_rows_theirs(spark):
+    """A ``SELECT STREAM`` subquery with a streaming ORDER BY and no ROWTIME in its select list: the
+    block reading it still has each row's ROWTIME (the input's, §10), and its rows come sorted."""
+    rows = generated(5)
+    sql = (
+        "SELECT STREAM ROWTIME, id, page FROM (SELECT STREAM id, page FROM ob_sub ORDER BY ROWTIME, id) AS s "
+        "WHERE page <> 'b'"
+    )
+    _, run = feed(spark, sql, rows, "ob_sub")
+    got = [(r.ROWTIME, r.id, r.page) for r in run.rows if r.id >= 0]
+    want = sorted((r for r in rows if r["page"] != "b"), key=lambda r: (r["ROWTIME"], r["id"]))
+    assert got == [(r["ROWTIME"], r["id"], r["page"]) for r in want]
+
+
 def window_groups(rows: list[dict[str, Any]], size: timedelta) -> list[tuple[datetime, str, int]]:
     """(window start, page, count) of each tumbling window of `size`, counted in Python."""
     step = int(size / timedelta(microseconds=1))

@@ -62,10 +62,14 @@ object StreamOrderBy {
       }
     if (sorted.output.map(_.exprId) == s.output.map(_.exprId)) return sorted
     // The sort's columns, by position in `plan` (the released rows are new attributes), under the
-    // ids the plan above knows.
+    // ids the plan above knows, and with their metadata: a ROWTIME that was an event-time column
+    // stays one, so a block that reads this one (a sorted subquery or view) takes its watermark
+    // over instead of starting one of its own on ROWTIME, which the sort's rows, released only as
+    // the query's watermark (the least of all) passes them, would never have moved.
     Project(s.output.map { a =>
       val at = sorted.output(plan.output.indexWhere(_.exprId == a.exprId))
-      if (at.exprId == a.exprId) at else Alias(at, a.name)(exprId = a.exprId, qualifier = a.qualifier)
+      if (at.exprId == a.exprId) at
+      else Alias(at, a.name)(exprId = a.exprId, qualifier = a.qualifier, explicitMetadata = Some(a.metadata))
     }, sorted)
   }
 
