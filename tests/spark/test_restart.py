@@ -209,7 +209,9 @@ def test_stop_and_restart_from_the_checkpoint_returns_the_replay_rows(spark, kin
 
 
 KILL_RUNS = [
-    *[("range", s) for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3][:2],
+    # One of each operator kind: a second range case cost 17 s of every CI run and checked nothing the
+    # first and the stop-and-restart test's generated range cases do not.
+    ("range", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3)),
     ("rows", next(s for s in range(6200, 6300) if len(case_for("rows", s)[1]) >= 5)),
     ("ordered", next(s for s in _cases(8, chained_outer=True) if len(random_case(s).batches()) >= 3)),
     ("rows_chain", next(s for s in range(8200, 8300) if len(case_for("rows_chain", s)[1]) >= 6)),
@@ -355,10 +357,10 @@ def kill_9_then_finish(spark: Any, work: Path, kind: str, seed: int, suffix: str
     return str(spec["checkpoint"])
 
 
-def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_path):
+@pytest.mark.parametrize(("kind", "seed"), KILL_RUNS)
+def test_kill_9_of_the_driver_then_restart_returns_the_replay_rows(spark, tmp_path, kind, seed):
     """The driver JVM of the first run dies by SIGKILL while a micro-batch is in progress."""
-    for kind, seed in KILL_RUNS:
-        kill_9_then_finish(spark, tmp_path / f"{kind}{seed}", kind, seed, "k", CHILD_CONF)
+    kill_9_then_finish(spark, tmp_path / f"{kind}{seed}", kind, seed, "k", CHILD_CONF)
 
 
 @pytest.mark.parametrize("op", ["<=", ">="])
