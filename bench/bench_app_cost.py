@@ -497,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also run each configuration on a server with these settings, alternating with "
                         "the defaults (side by side in one run)")  # fmt: skip
     parser.add_argument("--no-write", action="store_true", help="print the results, leave RESULTS.md as it is")
+    parser.add_argument("--section", default=SECTION,
+                        help=f"the section of bench/RESULTS.md to write (default '{SECTION}')")  # fmt: skip
     args = parser.parse_args(argv)
     pumps = [int(x) for x in args.pumps.split(",") if x]
     rates = [int(x) for x in args.rates.split(",") if x]
@@ -526,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
     body = report(outcomes, command.strip(), args)
     print(body)
     if not args.no_write:
-        replace_section(SECTION, body)
+        replace_section(args.section, body)
     return 0
 
 

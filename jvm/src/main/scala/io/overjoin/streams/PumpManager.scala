@@ -13,7 +13,7 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.apache.spark.sql.types.{StringType, StructType, TimestampType}
 
-import org.apache.spark.sql.overjoin.ImplicitRowtime
+import org.apache.spark.sql.overjoin.{ImplicitRowtime, PumpClock, PumpQueries}
 
 import io.overjoin.streaming.LateRows
 
@@ -46,6 +46,20 @@ object PumpManager extends Logging {
   private val running = mutable.Map.empty[String, Running]
   private val startErrors = mutable.Map.empty[String, String]
 
+  /**
+   * `spark.overjoin.server.wakeReaders` (a server setting, default true): a pump that writes a
+   * batch into a stream wakes the running pumps that read it ([[PumpClock]]). False: every pump
+   * waits for its next trigger, as Spark's own trigger does (kept to measure the difference).
+   */
+  val WakeReaders = "spark.overjoin.server.wakeReaders"
+
+  /**
+   * The running pumps' clocks, by pump key, with the streams each reads (qualified, lower case):
+   * read by a pump's sink thread when it has written a batch, so apart from `running` and its
+   * lock, which a stopping pump's caller holds while it waits for that batch to end.
+   */
+  private val clocks = new java.util.concurrent.ConcurrentHashMap[String, (Set[String], PumpClock)]()
+
   def isInitialized: Boolean = root != null
 
   def init(session: SparkSession, state: File, trigger: Long, grace: Long): Unit = synchronized {
@@ -75,6 +89,15 @@ object PumpManager extends Logging {
     if (!isInitialized) Nil
     else Option(pumpsDir.listFiles()).toSeq.flatten.filter(_.getName.endsWith(".properties"))
       .map(PumpDefinition.load).sortBy(_.key)
+
+  /**
+   * Stream `table` (qualified) has a new batch: the running pumps that read it trigger now rather
+   * than at their next interval. Called from a pump's sink, in its query's thread.
+   */
+  def written(table: String): Unit = {
+    val t = table.toLowerCase(java.util.Locale.ROOT)
+    clocks.values().forEach { case (streams, clock) => if (streams(t)) clock.wake() }
+  }
 
   /** Pumps whose target is `table` (a qualified name). */
   def writersOf(table: String): Seq[String] = all().filter(_.target.equalsIgnoreCase(table)).map(_.name)
@@ -335,19 +358,19 @@ object PumpManager extends Logging {
 
   private def start(d: PumpDefinition): Running = {
     val (df, project, target) = plan(d)
+    val targetName = Streams.qualified(target.identifier)
     val sink: PumpOutput =
       if (ExternalStreams.isExternal(target)) new ExternalSink(d.name, target, project)
-      else new PumpSink(d.name, d.filePrefix, target.location.toString, project)
-    val q = df.writeStream
-      .queryName(d.name)
-      .option("checkpointLocation", checkpoint(d).getAbsolutePath)
-      .trigger(Trigger.ProcessingTime(triggerMillis))
-      .foreachBatch(sink)
-      .start()
+      else new PumpSink(d.name, d.filePrefix, target.location.toString, project, () => written(targetName))
+    val clock = new PumpClock
+    val q = PumpQueries.start(df, d.name, checkpoint(d).getAbsolutePath, Trigger.ProcessingTime(triggerMillis), clock, sink)
     val analyzed = df.queryExecution.analyzed
     val tables = analyzed.collect {
       case r: org.apache.spark.sql.execution.datasources.LogicalRelation if !r.isStreaming => r.catalogTable.toSeq
     }.flatten.map(t => Streams.qualified(t.identifier).toLowerCase).toSet
+    val streams = analyzed.collect { case p if p.isStreaming => Streams.readBy(p).toSeq }.flatten
+      .map(t => Streams.qualified(t.identifier).toLowerCase).toSet
+    if (wakeReaders) clocks.put(d.key, (streams, clock))
     def service(name: String) = !ExternalStreams.FileFormats(name.toLowerCase) && name.toLowerCase != "text"
     val readsService = analyzed.exists {
       case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation => service(r.sourceName)
@@ -356,6 +379,8 @@ object PumpManager extends Logging {
     }
     new Running(q, sink, tables, readsService)
   }
+
+  private def wakeReaders: Boolean = root.sparkContext.getConf.getBoolean(WakeReaders, defaultValue = true)
 
   /**
    * The shuffle partitions a pump without a setting of its own gets: the cores Spark runs tasks
@@ -460,6 +485,7 @@ object PumpManager extends Logging {
 
   /** Stops a pump at a batch boundary when one comes within the grace period, else interrupts it. */
   private def stopQuery(key: String): Unit = running.remove(key).foreach { r =>
+    clocks.remove(key)
     val q = r.query
     val deadline = System.currentTimeMillis() + graceMillis
     while (q.isActive && q.status.isTriggerActive && System.currentTimeMillis() < deadline) Thread.sleep(20)

@@ -32,7 +32,8 @@ final class PumpSink(
     pump: String,
     filePrefix: String,
     location: String,
-    project: DataFrame => DataFrame) extends PumpOutput with Logging {
+    project: DataFrame => DataFrame,
+    onWritten: () => Unit = () => ()) extends PumpOutput with Logging {
 
   private val written = new AtomicLong()
   @volatile private var lag: Option[Long] = None
@@ -74,6 +75,7 @@ final class PumpSink(
       lag = observed.get("latest").flatMap(PumpSink.epochMillis).map(visible - _)
       logInfo(s"pump $pump: batch $batchId wrote $n rows to $target" +
         lag.map(l => s" ($l ms after their latest ROWTIME)").getOrElse(""))
+      onWritten()
     }
     fs.delete(staging, true)
   }
