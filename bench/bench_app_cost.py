@@ -14,11 +14,12 @@ and, as configurations of their own, chains of 2 and 3 filter pumps (source -> s
 and N idle pumps (the same mix, over sources that receive nothing).
 
 A feeder writes, each second, one JSON file per source with ``--rates`` records, each with
-``ROWTIME`` = the wall clock at writing. A watcher polls each target stream's folder every 50 ms
-and reads the ``ROWTIME`` of every new row: a row's latency is the moment it was seen less its
-ROWTIME (for a filter or chain the input record's time; for a join the later input's; for a STEP
-window its end; a sliding window's row also waits for the next record to move the watermark past
-it). The first ``--warmup`` seconds of each configuration are left out.
+``ROWTIME`` = the wall clock at writing, at a random moment of the second (the pumps trigger on
+whole seconds: a fixed moment would measure one phase of the trigger only). A watcher polls each
+target stream's folder every 50 ms and reads the ``ROWTIME`` of every new row: a row's latency is
+the moment it was seen less its ROWTIME (for a filter or chain the input record's time; for a join
+the later input's; for a STEP window its end; a sliding window's row also waits for the next record
+to move the watermark past it). The first ``--warmup`` seconds of each configuration are left out.
 
 CPU is the server's process tree (the launcher, ``spark-submit`` and the JVM) from /proc, over the
 measured seconds, in cores (CPU seconds per second). Heap is the JVM's used heap after the run
@@ -42,7 +43,9 @@ import datetime as dt
 import json
 import os
 import platform
+import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -185,17 +188,26 @@ def chain_ddl(length: int, a: str) -> tuple[list[str], str]:
 
 
 class Feeder(threading.Thread):
-    """Each second, one file of ``rate`` records into each folder; ids count up across sources."""
+    """Each second, one file of ``rate`` records into each folder; ids count up across sources.
 
-    def __init__(self, folders: list[Path], rate: int) -> None:
+    Each second's files are written at a random moment of that second (seeded): the pumps trigger
+    on whole seconds, so files written at a fixed moment would meet every trigger at the same phase,
+    and the latency measured would be that phase's, not the spread of waits a record arriving at any
+    time sees."""
+
+    def __init__(self, folders: list[Path], rate: int, seed: int = 39) -> None:
         super().__init__(daemon=True)
         self.folders, self.rate = folders, rate
         self.fed = 0
         self._halt = threading.Event()
+        self._rng = random.Random(seed)
 
     def run(self) -> None:
-        n, next_at = 0, time.monotonic()
+        n, second = 0, time.monotonic()
         while not self._halt.is_set():
+            self._halt.wait(max(0.0, second + self._rng.random() - time.monotonic()))
+            if self._halt.is_set():
+                break
             for folder in self.folders:
                 now = dt.datetime.now(dt.timezone.utc)
                 lines = []
@@ -208,8 +220,8 @@ class Feeder(threading.Thread):
                 os.replace(tmp, folder / f"f{n:06d}.json")
             self.fed += self.rate
             n += 1
-            next_at += 1.0
-            self._halt.wait(max(0.0, next_at - time.monotonic()))
+            second += 1.0
+            self._halt.wait(max(0.0, second - time.monotonic()))
 
     def stop(self) -> None:
         self._halt.set()
@@ -524,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
             every = [x for v in o.latency.values() for x in v]
             print(f"  {o.cores:.2f} cores; p50 {percentile(every, 50) if every else float('nan'):.2f} s",
                   file=sys.stderr)  # fmt: skip
-    command = "python bench/bench_app_cost.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python bench/bench_app_cost.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     body = report(outcomes, command.strip(), args)
     print(body)
     if not args.no_write:
