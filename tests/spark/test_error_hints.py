@@ -216,3 +216,30 @@ def test_each_rowtime_fix_of_oj203(spark, fix):
         (T + dt.timedelta(seconds=5), 1, 11),
         (T + dt.timedelta(seconds=61), 2, 12),
     ]
+
+
+@pytest.mark.streaming
+def test_oj207_a_view_that_leaves_out_rowtime_and_its_fix(spark):
+    """A KDA view whose select list names no ROWTIME, read by a block that needs it: OJ207 names the
+    view and the fix (select ROWTIME in it); the view with ROWTIME selected gives each row the
+    ROWTIME of its input row."""
+    from pyspark.errors import AnalysisException
+
+    src = make_stream(spark, "oj207_src", "ROWTIME TIMESTAMP, k STRING, v INT")
+    spark.sql('CREATE OR REPLACE TEMP VIEW "oj207_view" AS SELECT STREAM "k", "v" FROM "oj207_src" WHERE "v" > 0')
+    query = 'SELECT STREAM ROWTIME, "k", "v" FROM "oj207_view"'
+    with pytest.raises(AnalysisException, match="OJ207") as failure:
+        spark.sql(query)
+    said = str(failure.value)
+    assert "the view oj207_view" in said and "CREATE OR REPLACE VIEW oj207_view AS SELECT STREAM ROWTIME" in said
+    spark.sql(
+        'CREATE OR REPLACE TEMP VIEW "oj207_view" AS SELECT STREAM ROWTIME, "k", "v" FROM "oj207_src" WHERE "v" > 0'
+    )
+    rows = [
+        {"ROWTIME": T + dt.timedelta(seconds=s), "k": k, "v": v} for s, k, v in [(1, "a", 3), (2, "b", 0), (4, "a", 5)]
+    ]
+    run = run_stream(spark, query, [{"oj207_src": rows}], {"oj207_src": src})
+    assert sorted(tuple(r) for r in run.rows) == [
+        (T + dt.timedelta(seconds=1), "a", 3),
+        (T + dt.timedelta(seconds=4), "a", 5),
+    ]

@@ -103,6 +103,9 @@ object OverjoinErrors {
   def noRowtime(origin: Origin, input: String, source: String): OverjoinAnalysisException =
     analysis("OVERJOIN_NO_ROWTIME", origin, "input" -> input, "source" -> source, "column" -> "ts")
 
+  def rowtimeNotSelected(origin: Origin, input: String, what: String, fix: String): OverjoinAnalysisException =
+    analysis("OVERJOIN_ROWTIME_NOT_SELECTED", origin, "input" -> input, "what" -> what, "fix" -> fix)
+
   def noTimeColumn(origin: Origin, input: String, source: String, column: String): OverjoinAnalysisException =
     analysis("OVERJOIN_NO_ROWTIME", origin, "input" -> input, "source" -> source, "column" -> column)
 

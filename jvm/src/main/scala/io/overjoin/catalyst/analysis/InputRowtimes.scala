@@ -96,8 +96,30 @@ private[analysis] object InputRowtimes {
             .flatMap(c => child.output.find(_.name.equalsIgnoreCase(c)))
           declaredByStream.orElse(declaredRowtime(child.output))
             .orElse(input.asofTime.flatMap(c => child.output.find(_.name.equalsIgnoreCase(c))))
-            .getOrElse(throw OverjoinErrors.noRowtime(input.origin, input.name, input.source))
+            .getOrElse(throw noRowtime(w))
       }
+    }
+  }
+
+  /**
+   * OJ203, or OJ207 where the input is a view or a subquery whose select list left out a rowtime
+   * its own input has (`CREATE VIEW v AS SELECT STREAM "item" FROM s`, read by a window or a
+   * `TOP_K_ITEMS_TUMBLING`): KDA's rows carried it anyway, so the fix is to select it.
+   */
+  private def noRowtime(w: WindowedInput): Throwable = {
+    val input = w.input
+    def hasRowtime(p: LogicalPlan): Boolean = declaredRowtime(p.output).isDefined
+    def below(p: LogicalPlan): Boolean = p.children.exists(c => hasRowtime(c) || below(c))
+    val named = w.child match {
+      case SubqueryAlias(_, v: View) if below(v) => Some(("the view " + v.desc.identifier.unquotedString, "CREATE OR REPLACE VIEW " +
+        v.desc.identifier.unquotedString + " AS SELECT STREAM ROWTIME, ..."))
+      case SubqueryAlias(id, child) if !child.isInstanceOf[View] && below(child) =>
+        Some((s"the subquery ${id.name}", "(SELECT STREAM ROWTIME, ... ) AS " + id.name))
+      case _ => None
+    }
+    named match {
+      case Some((what, fix)) => OverjoinErrors.rowtimeNotSelected(input.origin, input.name, what, fix)
+      case None => OverjoinErrors.noRowtime(input.origin, input.name, input.source)
     }
   }
 
