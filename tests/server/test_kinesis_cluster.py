@@ -1,5 +1,5 @@
-"""A Kinesis pump of `overjoin server` on a Spark standalone cluster (docs/server.md, "Streams over
-Kinesis"): a master and one worker on 127.0.0.1 (tests/spark/test_cluster.py's ``Cluster``), the
+"""Kinesis pumps of `overjoin server` on a Spark standalone cluster (docs/server.md, "Streams over
+Kinesis"), chained through a durable stream (its reader woken by its writer): a master and one worker on 127.0.0.1 (tests/spark/test_cluster.py's ``Cluster``), the
 server started with ``--master spark://127.0.0.1:PORT``, moto's Kinesis server on loopback. The
 Kinesis writer runs in Python workers of the cluster's executor, which must find boto3 and the data
 source: they run the server's ``python-worker``. Every process is stopped by PID at the end.
@@ -60,7 +60,10 @@ def test_kinesis_pump_on_a_standalone_cluster(tmp_path: Path, monkeypatch: pytes
         server.execute(
             f"CREATE STREAM c_in (id INT, k VARCHAR(4)) WITH ({opts}, stream = 'cluster_in', starting_position = 'TRIM_HORIZON')",
             f"CREATE STREAM c_out (id INT, k VARCHAR(4), twice INT) WITH ({opts}, stream = 'cluster_out', partition_key = 'k')",
-            "CREATE PUMP c_pump AS INSERT INTO c_out SELECT STREAM id, k, id * 2 FROM c_in",
+            # Through a durable stream: its reader is woken when the first pump has written a batch.
+            "CREATE STREAM c_mid (id INT, k VARCHAR(4))",
+            "CREATE PUMP c_pump AS INSERT INTO c_out SELECT STREAM id, k, id * 2 FROM c_mid",
+            "CREATE PUMP c_first AS INSERT INTO c_mid SELECT STREAM id, k FROM c_in",
         )
 
         def sent() -> list[dict]:
@@ -71,13 +74,15 @@ def test_kinesis_pump_on_a_standalone_cluster(tmp_path: Path, monkeypatch: pytes
         wait_until(lambda: len(sent()) >= 150, what="150 records in cluster_out")
         # Idle: its last trigger found no new record and no batch is in flight (a later batch would
         # add nothing), so any record written twice is in cluster_out now.
-        wait_until(lambda: server.settled("c_pump"), what="c_pump idle")
+        wait_until(lambda: server.settled("c_first") and server.settled("c_pump"), what="both pumps idle")
         got = sent()
         # At least once is the promise; without failures, each record exactly once.
         assert sorted(r["id"] for r in got) == list(range(150))
         assert all(r == {"id": r["id"], "k": f"k{r['id'] % 3}", "twice": 2 * r["id"]} for r in got)
-        status = {r[0]: r for r in server.query("SHOW PUMPS")}["c_pump"]
-        assert status[1] == "RUNNING" and status[4] == 150, status
+        shown = {r[0]: r for r in server.query("SHOW PUMPS")}
+        for name in ("c_first", "c_pump"):
+            assert shown[name][1] == "RUNNING" and shown[name][4] == 150, shown[name]
+        assert server.query("SELECT count(*), count(DISTINCT id) FROM c_mid") == [(150, 150)]
         # The pump's tasks ran on the cluster's executor (on a cluster the driver runs none), whose
         # Python workers unpickled the Kinesis writer: only the server's Python has its package.
         assert list((tmp_path / "cluster" / "worker0").glob("app-*/0/stderr")), "no executor on the worker"
