@@ -42,6 +42,7 @@ __all__ = [
     "run_table",
     "run_to_end",
     "start_session",
+    "thread_table",
     "versions",
 ]
 
@@ -111,6 +112,8 @@ class Run:
     state_bytes: int | None = None
     checkpoint_max_bytes: int | None = None  # Flink: the largest completed checkpoint's state size
     checkpoint_avg_ms: int | None = None  # Flink: the completed checkpoints' average end-to-end duration
+    # Spark: the run's CPU seconds by kind of JVM thread (thread_groups); empty: not measured.
+    threads: dict[str, float] = field(default_factory=dict)
 
     @property
     def rows_per_cpu_second(self) -> float:
@@ -235,10 +238,39 @@ def jvm_cpu_seconds(spark: Any) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+# Kinds of JVM threads, by the start of the name Linux keeps for a thread (15 characters), in order.
+THREAD_GROUPS = (
+    ("JIT compilers", ("C2 CompilerThre", "C1 CompilerThre")),
+    ("GC and VM", ("GC Thread", "G1 ", "VM Thread", "VM Periodic")),
+    ("task threads", ("Executor task",)),  # running a task ("...launch worker") or between tasks ("...idle worker")
+    ("state store maintenance", ("state-store-mai",)),
+)
+
+
+def thread_cpu_seconds(spark: Any) -> dict[str, float]:
+    """CPU seconds (utime + stime) of each live JVM thread, summed by kind (``THREAD_GROUPS``, else
+    "other"), from /proc/<pid>/task. A thread that has ended is in no group: the difference between
+    two readings and the process's own is what threads that ended in between used."""
+    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+    ticks = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            head, tail = (task / "stat").read_text().rsplit(")", 1)
+        except OSError:
+            continue  # ended while read
+        name = head.split("(", 1)[1]
+        fields = tail.split()
+        group = next((g for g, starts in THREAD_GROUPS if name.startswith(starts)), "other")
+        out[group] = out.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return out
+
+
 def run_to_end(spark: Any, df: Any, engine: str, label: str, sink: str = "noop", path: str | None = None) -> Run:
     """Run the streaming ``df`` on ``Trigger.AvailableNow`` into ``sink`` (``path``: a file
     sink's folder) with a fresh checkpoint, to its end, and measure it."""
     checkpoint = tempfile.mkdtemp(prefix=f"bench-{engine}-")
+    threads0 = thread_cpu_seconds(spark)
     cpu0, t0 = jvm_cpu_seconds(spark), time.perf_counter()
     writer = (
         df.writeStream.format(sink)
@@ -254,6 +286,10 @@ def run_to_end(spark: Any, df: Any, engine: str, label: str, sink: str = "noop",
             last = p["batchId"]
             log(f"    {label}: batch {last}, {time.perf_counter() - t0:5.1f} s")
     cpu, wall = jvm_cpu_seconds(spark) - cpu0, time.perf_counter() - t0
+    threads1 = thread_cpu_seconds(spark)
+    threads = {g: threads1.get(g, 0.0) - threads0.get(g, 0.0) for g in {*threads0, *threads1}}
+    # The query's micro-batch thread ends with the query (AvailableNow): its CPU is here.
+    threads["threads that ended"] = max(0.0, cpu - sum(threads.values()))
     if query.exception():
         raise RuntimeError(f"{engine} failed: {query.exception()}")
     progress = list(query.recentProgress)
@@ -269,7 +305,26 @@ def run_to_end(spark: Any, df: Any, engine: str, label: str, sink: str = "noop",
         peak_state_rows=max((sum(o["numRowsTotal"] for o in p["stateOperators"]) for p in progress), default=0),
         late_rows=sum(o.get("numRowsDroppedByWatermark", 0) for p in progress for o in p["stateOperators"]),
         state_bytes=state_bytes,
+        threads=threads,
     )
+
+
+def thread_table(runs: list[Run]) -> list[str]:
+    """Where each Spark run's CPU went, by kind of JVM thread (seconds), one line per run as numbered
+    in ``run_table``; empty when no run was measured so."""
+    measured = [(i, r) for i, r in enumerate(runs, 1) if r.threads]
+    if not measured:
+        return []
+    groups = [g for g, _ in THREAD_GROUPS] + ["other", "threads that ended"]
+    head = "| run | engine | CPU s | " + " | ".join(groups) + " |"
+    lines = [head, "|---" * (len(groups) + 3) + "|"]
+    for i, r in measured:
+        lines.append(
+            f"| {i} | {r.engine} | {r.cpu_seconds:.1f} | "
+            + " | ".join(f"{r.threads.get(g, 0.0):.1f}" for g in groups)
+            + " |"
+        )
+    return lines
 
 
 def run_table(runs: list[Run]) -> list[str]:

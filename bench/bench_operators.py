@@ -103,6 +103,7 @@ from _spark_bench import (
     run_to_end,
     set_checkpoints,
     start_session,
+    thread_table,
     versions,
 )
 
@@ -282,6 +283,13 @@ def report_size(size: Size, args: argparse.Namespace) -> list[str]:
                 ratios.append(f"overjoin / {other} **{ratio:.2f}x** (per run: {', '.join(f'{p:.2f}' for p in pairs)})")
     if ratios:
         lines[-1] += " Ratios of the medians: " + "; ".join(ratios) + "."
+    threads = thread_table(size.runs)
+    if threads:
+        say = (
+            "Each Spark run's CPU seconds by kind of JVM thread (/proc/<pid>/task, read before and after the run; "
+            "the query's micro-batch thread has ended by then, its CPU is among the threads that ended):"
+        )
+        lines += ["", say, "", *threads]
     lines += ["", output_check(size)]
     spark = [e for e in ("overjoin", "native") if e in med]
     if spark:
@@ -370,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         "adds flink-ckpt)",
     )
     run_options(p)
+    p.add_argument("--section", help="the section of bench/RESULTS.md to write (default: the shape's)")
     flink_options(p)
     args = p.parse_args(argv)
     if args.files and args.batch_seconds:
@@ -445,8 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     text = report(args, sizes, command, software, flink_note)
     print(text)
     if not args.no_write:
-        replace_section(SECTIONS[args.shape], text)
-        log(f"wrote the '{SECTIONS[args.shape]}' section of bench/RESULTS.md")
+        section = args.section or SECTIONS[args.shape]
+        replace_section(section, text)
+        log(f"wrote the '{section}' section of bench/RESULTS.md")
     return 0
 
 
