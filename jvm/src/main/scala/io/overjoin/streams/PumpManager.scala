@@ -54,9 +54,10 @@ object PumpManager extends Logging {
   val WakeReaders = "spark.overjoin.server.wakeReaders"
 
   /**
-   * The running pumps' clocks, by pump key, with the streams each reads (qualified, lower case):
-   * read by a pump's sink thread when it has written a batch, so apart from `running` and its
-   * lock, which a stopping pump's caller holds while it waits for that batch to end.
+   * The running pumps' clocks, by pump key, with the streams each reads (qualified, lower case).
+   * A pump's sink reads it when it has written a batch, in its query's thread, so it is kept apart
+   * from `running` and this object's lock: a caller that stops a pump holds that lock while it
+   * waits for the pump's batch to end, and a sink that took it would never end.
    */
   private val clocks = new java.util.concurrent.ConcurrentHashMap[String, (Set[String], PumpClock)]()
 
