@@ -140,6 +140,10 @@ class Server:
         finally:
             conn.close()
 
+    def ids(self, stream: str) -> list[int]:
+        """The ``id`` column of every row of ``stream``, in order: what a test counts rows by."""
+        return [r[0] for r in self.query(f"SELECT id FROM {stream} ORDER BY id")]
+
     def settled(self, pump: str) -> tuple | None:
         """SHOW PUMPS' row of ``pump`` once it runs and is idle: its last trigger found no new record
         and no batch is in flight, so a later batch would add nothing. Waited for before a test counts

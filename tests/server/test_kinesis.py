@@ -73,10 +73,6 @@ def with_options(moto: Moto, stream: str, **extra: str) -> str:
     return ", ".join(f"{k} = '{v}'" for k, v in opts.items())
 
 
-def ids(server: Server, stream: str) -> list[int]:
-    return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
-
-
 def describe(server: Server, pump: str) -> dict[str, str]:
     return {r[0]: r[1] for r in server.query(f"DESCRIBE PUMP {pump}")}
 
@@ -105,7 +101,7 @@ def test_pump_from_kinesis_to_durable_stream(servers: Servers, moto: Moto) -> No
         "CREATE PUMP k_pump AS INSERT INTO k_out "
         "SELECT STREAM id, ticker, price, APPROXIMATE_ARRIVAL_TIME FROM k_orders",
     )
-    wait_until(lambda: ids(server, "k_out") == list(range(10)), what="k_out to hold ids 0..9")
+    wait_until(lambda: server.ids("k_out") == list(range(10)), what="k_out to hold ids 0..9")
     rows = server.query("SELECT id, ticker, price, arrived, ROWTIME FROM k_out WHERE id = 4")
     assert rows[0][:3] == (4, "T1", 4.0)
     assert rows[0][3] is not None
@@ -117,7 +113,7 @@ def test_pump_from_kinesis_to_durable_stream(servers: Servers, moto: Moto) -> No
 def test_a_record_that_does_not_decode_is_counted_not_fatal(servers: Servers, moto: Moto) -> None:
     server = servers.current
     moto.put("orders", [b"this is not json", {"id": "eleven", "ticker": "X", "price": 1.0}, *orders(10, 2)])
-    wait_until(lambda: ids(server, "k_out") == list(range(12)), what="k_out to hold ids 0..11")
+    wait_until(lambda: server.ids("k_out") == list(range(12)), what="k_out to hold ids 0..11")
     d = wait_until(lambda: (lambda d: d if d["bad_records"] == "2" else None)(describe(server, "k_pump")),
                    what="two bad records counted")  # fmt: skip
     assert d["state"] == "RUNNING"
@@ -129,12 +125,12 @@ def test_a_record_that_does_not_decode_is_counted_not_fatal(servers: Servers, mo
 def test_restart_and_kill_lose_and_duplicate_nothing(servers: Servers, moto: Moto) -> None:
     server = servers.restart(kill=False)
     moto.put("orders", orders(12, 3))
-    wait_until(lambda: ids(server, "k_out") == list(range(15)), what="k_out to hold ids 0..14 after a restart")
+    wait_until(lambda: server.ids("k_out") == list(range(15)), what="k_out to hold ids 0..14 after a restart")
     moto.put("orders", orders(15, 3))
-    wait_until(lambda: ids(server, "k_out") == list(range(18)), what="k_out to hold ids 0..17")
+    wait_until(lambda: server.ids("k_out") == list(range(18)), what="k_out to hold ids 0..17")
     server = servers.restart(kill=True)
     moto.put("orders", orders(18, 4))
-    wait_until(lambda: ids(server, "k_out") == list(range(22)), what="k_out to hold ids 0..21 after kill -9")
+    wait_until(lambda: server.ids("k_out") == list(range(22)), what="k_out to hold ids 0..21 after kill -9")
     assert pumps(server)["k_pump"][1] == "RUNNING"
 
 
@@ -185,14 +181,14 @@ def test_shard_split_while_running(servers: Servers, moto: Moto) -> None:
         "CREATE PUMP k_split_pump AS INSERT INTO k_split_out SELECT STREAM id FROM k_split",
     )
     moto.put("splitting", [{"id": i} for i in range(5)])
-    wait_until(lambda: ids(server, "k_split_out") == list(range(5)), what="ids 0..4 before the split")
+    wait_until(lambda: server.ids("k_split_out") == list(range(5)), what="ids 0..4 before the split")
     c = moto.client()
     shard = c.list_shards(StreamName="splitting")["Shards"][0]
     c.split_shard(StreamName="splitting", ShardToSplit=shard["ShardId"], NewStartingHashKey=str(2**127))
     moto.put("splitting", [{"id": i} for i in range(5, 15)])
     # moto (unlike Kinesis) moves the parent's records into the children when it splits a shard,
     # with new sequence numbers: the children hold ids 0..4 again, and the pump reads them again.
-    got = wait_until(lambda: (lambda x: x if set(x) == set(range(15)) else None)(ids(server, "k_split_out")),
+    got = wait_until(lambda: (lambda x: x if set(x) == set(range(15)) else None)(server.ids("k_split_out")),
                      what="ids 5..14 from the children")  # fmt: skip
     after = [i for i in got if i >= 5]
     assert after == list(range(5, 15))  # every record written after the split, once
@@ -208,14 +204,14 @@ def test_a_pump_that_loses_its_source_fails_alone(servers: Servers, moto: Moto) 
         "CREATE PUMP k_doomed_pump AS INSERT INTO k_doomed_out SELECT STREAM id FROM k_doomed",
     )
     moto.put("doomed", [{"id": 1}])
-    wait_until(lambda: ids(server, "k_doomed_out") == [1], what="the doomed pump to run")
+    wait_until(lambda: server.ids("k_doomed_out") == [1], what="the doomed pump to run")
     moto.client().delete_stream(StreamName="doomed")
     p = wait_until(lambda: (lambda p: p if p[1] == "FAILED" else None)(pumps(server)["k_doomed_pump"]),
                    what="the pump to fail")  # fmt: skip
     assert "'doomed'" in p[8] and "does not exist" in p[8], p[8]
     assert pumps(server)["k_pump"][1] == "RUNNING"
     moto.put("orders", orders(22, 1))
-    wait_until(lambda: ids(server, "k_out") == list(range(23)), what="k_pump to go on")
+    wait_until(lambda: server.ids("k_out") == list(range(23)), what="k_pump to go on")
 
 
 def test_any_spark_source_passes_through(servers: Servers) -> None:
@@ -240,7 +236,7 @@ def test_any_spark_source_passes_through(servers: Servers) -> None:
             "CREATE STREAM sock_out (id INT, name STRING)",
             "CREATE PUMP sock_pump AS INSERT INTO sock_out SELECT STREAM id, name FROM sock_src",
         )
-        wait_until(lambda: ids(server, "sock_out") == [1, 2, 3], what="ids 1..3 from the socket")
+        wait_until(lambda: server.ids("sock_out") == [1, 2, 3], what="ids 1..3 from the socket")
         assert server.query("SELECT name FROM sock_out WHERE id = 2") == [("b",)]
         wait_until(lambda: describe(server, "sock_pump")["bad_records"] == "1", what="the line that is not JSON")
         server.execute("DROP PUMP sock_pump")
@@ -388,7 +384,7 @@ def test_refused_credentials_and_a_vanished_endpoint(servers: Servers, tmp_path)
             "CREATE PUMP k_guarded1_pump AS INSERT INTO k_guarded_out SELECT STREAM id FROM k_guarded1",
             "CREATE PUMP k_guarded2_pump AS INSERT INTO k_guarded_out SELECT STREAM id FROM k_guarded2",
         )
-        wait_until(lambda: ids(server, "k_guarded_out") == [1, 2], what="both guarded pumps to run")
+        wait_until(lambda: server.ids("k_guarded_out") == [1, 2], what="both guarded pumps to run")
 
         import boto3
 

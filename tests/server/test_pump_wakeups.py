@@ -27,10 +27,6 @@ def server(tmp_path_factory):  # type: ignore[no-untyped-def]
     srv.stop()
 
 
-def ids(server: Server, stream: str) -> list[int]:
-    return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
-
-
 def rows_out(server: Server) -> dict[str, int]:
     return {r[0]: r[4] for r in server.query("SHOW PUMPS")}
 
@@ -54,9 +50,9 @@ def test_a_chain_of_pumps_passes_rows_on_when_they_are_written(server: Server) -
     server.execute(
         "CREATE PUMP hop1 AS INSERT INTO evens SELECT STREAM ROWTIME, id, name FROM STREAM readings WHERE MOD(id, 2) = 0"
     )
-    wait_until(lambda: ids(server, "ends") == [2, 4, 6, 8], timeout=120, what="the chain's last stream")
+    wait_until(lambda: server.ids("ends") == [2, 4, 6, 8], timeout=120, what="the chain's last stream")
     assert server.query("SELECT id, tenfold FROM ends WHERE id = 6") == [(6, 60)]
-    wait_until(lambda: ids(server, "named") == [0, 2, 4, 6, 8], timeout=120, what="the second reader's stream")
+    wait_until(lambda: server.ids("named") == [0, 2, 4, 6, 8], timeout=120, what="the second reader's stream")
     assert server.query("SELECT name FROM named WHERE id = 4") == [("N4",)]
     assert rows_out(server) == {"hop1": 5, "hop2": 5, "hop3": 4, "side": 5}
 
@@ -64,7 +60,7 @@ def test_a_chain_of_pumps_passes_rows_on_when_they_are_written(server: Server) -
     # later hops are woken from their ten-minute wait once more, each row still written once.
     write_rows(incoming, "b", [row(i, name=f"n{i}") for i in range(10, 16)])
     server.execute("ALTER PUMP hop1 STOP", "ALTER PUMP hop1 START")
-    wait_until(lambda: ids(server, "ends") == [2, 4, 6, 8, 10, 12, 14], timeout=120, what="the second file at the end")
-    wait_until(lambda: ids(server, "named") == [0, 2, 4, 6, 8, 10, 12, 14], timeout=120, what="the second file, side")
-    assert ids(server, "evens") == [0, 2, 4, 6, 8, 10, 12, 14]
-    assert ids(server, "scaled") == [0, 2, 4, 6, 8, 10, 12, 14]
+    wait_until(lambda: server.ids("ends") == [2, 4, 6, 8, 10, 12, 14], timeout=120, what="the second file at the end")
+    wait_until(lambda: server.ids("named") == [0, 2, 4, 6, 8, 10, 12, 14], timeout=120, what="the second file, side")
+    assert server.ids("evens") == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert server.ids("scaled") == [0, 2, 4, 6, 8, 10, 12, 14]

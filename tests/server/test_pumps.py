@@ -22,10 +22,6 @@ def pumps(server: Server) -> dict[str, dict]:
     return {r[0]: dict(zip(cols, r)) for r in server.query("SHOW PUMPS")}
 
 
-def ids(server: Server, stream: str) -> list[int]:
-    return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
-
-
 def error_of(server: Server, sql: str) -> str:
     with pytest.raises(Exception) as info:
         server.query(sql)
@@ -84,9 +80,9 @@ def test_pump_outlives_its_client_and_pumps_chain(server: Server, source) -> Non
     spark.sql("CREATE PUMP p2 AS INSERT INTO s2 (doubled, id) SELECT STREAM ROWTIME, id * 2, id FROM STREAM s1")
     spark.stop()
     write_rows(source, "b", [row(i, name=f"n{i}") for i in range(5, 10)])
-    wait_until(lambda: ids(server, "s2") == list(range(10)), what="s2 to hold ids 0..9")
+    wait_until(lambda: server.ids("s2") == list(range(10)), what="s2 to hold ids 0..9")
     assert server.query("SELECT id, doubled FROM s2 WHERE id = 7") == [(7, 14)]
-    assert ids(server, "s1") == list(range(10))
+    assert server.ids("s1") == list(range(10))
     # ROWTIME is carried through the chain.
     assert server.query("SELECT ROWTIME FROM s2 WHERE id = 3") == [(datetime(2024, 1, 1, 10, 0, 3),)]
     state = wait_until(lambda: (p := pumps(server)) and p["p1"]["idle"] and p["p2"]["idle"] and p, what="idle pumps")
@@ -134,7 +130,7 @@ def test_a_pump_keeps_its_own_shuffle_partitions(server: Server, source) -> None
     assert (described["shuffle_partitions"], described["shuffle_partitions_from"]) == ("3", "the pump's settings")
     assert "spark.sql.shuffle.partitions=3" in described["settings"]
     server.execute("ALTER PUMP wide_pump START")
-    wait_until(lambda: len(ids(server, "wide")) >= 10, what="wide_pump to copy src")
+    wait_until(lambda: len(server.ids("wide")) >= 10, what="wide_pump to copy src")
     described = dict(server.query("DESCRIBE PUMP wide_pump"))
     assert (described["shuffle_partitions"], described["shuffle_partitions_from"]) == (
         "3",
@@ -150,7 +146,7 @@ def test_two_pumps_write_one_stream(server: Server, source) -> None:  # type: ig
         "CREATE PUMP m2 AS INSERT INTO merged SELECT STREAM ROWTIME, id + 1000, 'm2' FROM STREAM src",
     )
     expected = sorted([*range(10), *range(1000, 1010)])
-    wait_until(lambda: ids(server, "merged") == expected, what="both pumps' rows in merged")
+    wait_until(lambda: server.ids("merged") == expected, what="both pumps' rows in merged")
     assert server.query("SELECT origin, count(*) FROM merged GROUP BY origin ORDER BY origin") == [
         ("m1", 10),
         ("m2", 10),
@@ -170,14 +166,14 @@ def test_alter_pump_stop_and_start(server: Server, source) -> None:  # type: ign
     )
     assert pumps(server)["pz"]["state"] == "STOPPED"
     server.execute("ALTER PUMP pz START")
-    wait_until(lambda: len(ids(server, "paused")) == 10, what="pz to copy src")
+    wait_until(lambda: len(server.ids("paused")) == 10, what="pz to copy src")
     server.execute("ALTER PUMP pz STOP")
     assert pumps(server)["pz"]["state"] == "STOPPED"
     write_rows(source, "c", [row(i, name="c") for i in range(10, 12)])
-    wait_until(lambda: ids(server, "s1")[-2:] == [10, 11], what="p1 to copy file c")
-    assert len(ids(server, "paused")) == 10  # a stopped pump does not move
+    wait_until(lambda: server.ids("s1")[-2:] == [10, 11], what="p1 to copy file c")
+    assert len(server.ids("paused")) == 10  # a stopped pump does not move
     server.execute("ALTER PUMP pz START")
-    wait_until(lambda: ids(server, "paused") == list(range(12)), what="pz to resume where it stopped")
+    wait_until(lambda: server.ids("paused") == list(range(12)), what="pz to resume where it stopped")
     server.execute("DROP PUMP pz", "DROP STREAM paused")
 
 
@@ -242,7 +238,7 @@ def test_a_failed_pump_shows_its_error_and_others_keep_running(server: Server, s
     assert "CAST" in failed["fragile"]["error"].upper() or "cast" in failed["fragile"]["error"]
     assert failed["p1"]["state"] == "RUNNING"
     write_rows(source, "d", [row(12, name="d")])
-    wait_until(lambda: ids(server, "s1")[-1] == 12, what="p1 to keep running")
+    wait_until(lambda: server.ids("s1")[-1] == 12, what="p1 to keep running")
     server.execute("DROP PUMP fragile", "DROP STREAM nums")
 
 
@@ -297,5 +293,5 @@ def test_pumps_come_back_after_a_restart(server: Server, source) -> None:  # typ
     server.start()
     state = pumps(server)
     assert state["p1"]["state"] == "RUNNING" and state["p2"]["state"] == "STOPPED"
-    wait_until(lambda: ids(server, "s1")[-1] == 13, what="p1 to run after the restart")
-    assert ids(server, "s1") == list(range(14))
+    wait_until(lambda: server.ids("s1")[-1] == 13, what="p1 to run after the restart")
+    assert server.ids("s1") == list(range(14))

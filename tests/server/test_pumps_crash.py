@@ -78,19 +78,16 @@ def test_kill_9_and_restart_lose_and_duplicate_nothing(server: Server) -> None:
     want = list(range(total))
     want2 = sorted(want + [i + 1000000 for i in want])
 
-    def ids(stream: str) -> list[int]:
-        return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
-
     # Processed everything: every row has reached s3, and every pump has committed every batch it
     # planned (a duplicate from a replayed batch would be in by then).
     wait_until(
-        lambda: len(ids("s3")) >= len(want2) and caught_up(server, 4),
+        lambda: len(server.ids("s3")) >= len(want2) and caught_up(server, 4),
         timeout=300,
         what="every pump to catch up",
     )
-    assert ids("s1") == want
-    assert ids("s2") == want2
-    assert ids("s3") == want2, f"kills landed in flight in {landed}"
+    assert server.ids("s1") == want
+    assert server.ids("s2") == want2
+    assert server.ids("s3") == want2, f"kills landed in flight in {landed}"
     state = {r[0]: r[1] for r in server.query("SHOW PUMPS")}
     assert state == {"p1": "RUNNING", "p2": "RUNNING", "p3": "RUNNING", "p4": "RUNNING"}
 
