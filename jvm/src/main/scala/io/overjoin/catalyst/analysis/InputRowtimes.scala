@@ -108,8 +108,7 @@ private[analysis] object InputRowtimes {
    */
   private def noRowtime(w: WindowedInput): Throwable = {
     val input = w.input
-    def hasRowtime(p: LogicalPlan): Boolean = declaredRowtime(p.output).isDefined
-    def below(p: LogicalPlan): Boolean = p.children.exists(c => hasRowtime(c) || below(c))
+    def below(p: LogicalPlan): Boolean = p.children.exists(_.exists(n => declaredRowtime(n.output).isDefined))
     val named = w.child match {
       case SubqueryAlias(_, v: View) if below(v) => Some(("the view " + v.desc.identifier.unquotedString, "CREATE OR REPLACE VIEW " +
         v.desc.identifier.unquotedString + " AS SELECT STREAM ROWTIME, ..."))
