@@ -230,12 +230,19 @@ def folder_bytes(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
+def _stat_cpu_seconds(stat: str) -> float:
+    """utime + stime of a /proc ``stat`` line (a process's or a thread's), in seconds."""
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _jvm_pid(spark: Any) -> int:
+    return int(spark._jvm.java.lang.ProcessHandle.current().pid())
+
+
 def jvm_cpu_seconds(spark: Any) -> float:
     """utime + stime of the JVM, from /proc (local mode: driver and executors in one process)."""
-    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+    return _stat_cpu_seconds(Path(f"/proc/{_jvm_pid(spark)}/stat").read_text())
 
 
 # Kinds of JVM threads, by the start of the name Linux keeps for a thread (15 characters), in order.
@@ -251,18 +258,15 @@ def thread_cpu_seconds(spark: Any) -> dict[str, float]:
     """CPU seconds (utime + stime) of each live JVM thread, summed by kind (``THREAD_GROUPS``, else
     "other"), from /proc/<pid>/task. A thread that has ended is in no group: the difference between
     two readings and the process's own is what threads that ended in between used."""
-    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
-    ticks = os.sysconf("SC_CLK_TCK")
     out: dict[str, float] = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
+    for task in Path(f"/proc/{_jvm_pid(spark)}/task").iterdir():
         try:
-            head, tail = (task / "stat").read_text().rsplit(")", 1)
+            stat = (task / "stat").read_text()
         except OSError:
             continue  # ended while read
-        name = head.split("(", 1)[1]
-        fields = tail.split()
+        name = stat.rsplit(")", 1)[0].split("(", 1)[1]
         group = next((g for g, starts in THREAD_GROUPS if name.startswith(starts)), "other")
-        out[group] = out.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+        out[group] = out.get(group, 0.0) + _stat_cpu_seconds(stat)
     return out
 
 
