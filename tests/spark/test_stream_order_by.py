@@ -131,6 +131,25 @@ def test_a_sorted_subquery_that_names_no_rowtime_still_gives_its_rows_theirs(spa
     assert got == [(r["ROWTIME"], r["id"], r["page"]) for r in want]
 
 
+def test_columns_whose_names_differ_only_in_case_keep_their_own_values(spark):
+    """A sorted stream whose select list has a literal named 'Score' beside the column score (KDA's
+    fan-out pumps select a metric's name as a literal) and a column twice: each output column holds
+    its own values. The rows cross the sort's operator by column position, not by name."""
+    rows = generated(6)
+    sql = (
+        "SELECT STREAM STEP(ob_case.ROWTIME BY INTERVAL '10' SECOND) AS w, 'Score', score, id, id "
+        "FROM ob_case ORDER BY STEP(ob_case.ROWTIME BY INTERVAL '10' SECOND), score DESC, id"
+    )
+    _, run = feed(spark, sql, rows, "ob_case")
+    got = [tuple(r) for r in run.rows if r[3] >= 0]
+
+    def ten(t: datetime) -> datetime:
+        return t.replace(second=t.second - t.second % 10, microsecond=0)
+
+    want = sorted(rows, key=lambda r: (ten(r["ROWTIME"]), -r["score"], r["id"]))
+    assert got == [(ten(r["ROWTIME"]), "Score", r["score"], r["id"], r["id"]) for r in want]
+
+
 def window_groups(rows: list[dict[str, Any]], size: timedelta) -> list[tuple[datetime, str, int]]:
     """(window start, page, count) of each tumbling window of `size`, counted in Python."""
     step = int(size / timedelta(microseconds=1))

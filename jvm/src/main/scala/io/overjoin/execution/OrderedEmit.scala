@@ -72,21 +72,27 @@ object OrderedEmit {
     // operator, which allows one (MULTIPLE_EVENT_TIME_COLUMNS otherwise). Every column is unmarked
     // explicitly, because a mark can reach a column during planning that its analyzed attribute
     // does not show.
-    val unmarked = input.output.map { a =>
-      Alias(a, a.name)(exprId = a.exprId, qualifier = a.qualifier, explicitMetadata = Some(WindowedJoin.withoutEventTime(a.metadata)))
+    // Rows cross the operator as Rows whose fields are found by name: each column gets a name of
+    // its own position, since a query's columns may share a name but for its case (`'Reading'`
+    // beside a column READING) or wholly (`a.x, b.x`), and the right value must reach each.
+    def inner(i: Int): String = s"__overjoin_c$i"
+    val unmarked = input.output.zipWithIndex.map { case (a, i) =>
+      Alias(a, inner(i))(exprId = a.exprId, qualifier = a.qualifier, explicitMetadata = Some(WindowedJoin.withoutEventTime(a.metadata)))
     }
     val keyed = Project(unmarked ++ Seq(key, eventTime), input)
-    val schema = StructType(input.output.map(a => StructField(a.name, a.dataType, a.nullable,
-      WindowedJoin.withoutEventTime(a.metadata))))
+    val schema = StructType(input.output.zipWithIndex.map { case (a, i) => StructField(inner(i), a.dataType, a.nullable,
+      WindowedJoin.withoutEventTime(a.metadata)) })
     val rowEncoder: Encoder[Row] = ExpressionEncoder(schema)
     val stateEncoder: Encoder[Row] = ExpressionEncoder(StructType(Seq(StructField("waiting", ArrayType(schema)))))
     val released = FlatMapGroupsWithState[Int, Row, Row, Row](
       release(position),
-      Seq(key.toAttribute), input.output, OutputMode.Append(), isMapGroupsWithState = false,
+      Seq(key.toAttribute), unmarked.map(_.toAttribute), OutputMode.Append(), isMapGroupsWithState = false,
       GroupStateTimeout.EventTimeTimeout(), keyed)(Encoders.scalaInt, rowEncoder, stateEncoder, rowEncoder)
     val byPosition = input.output.map(_.exprId).zip(released.output).toMap
     val rebound = order.map(_.transform { case a: Attribute if byPosition.contains(a.exprId) => byPosition(a.exprId) }.asInstanceOf[SortOrder])
-    OrderWithinBatch(rebound, released)
+    // The columns' own names back, by position.
+    val sorted = OrderWithinBatch(rebound, released)
+    Project(sorted.output.zip(input.output).map { case (at, a) => Alias(at, a.name)() }, sorted)
   }
 
   private def release(position: Int): (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any] = {

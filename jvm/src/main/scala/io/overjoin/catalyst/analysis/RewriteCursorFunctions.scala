@@ -91,9 +91,12 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
     // Spark asks an event-time timeout for one event-time column among the operator's inputs.
     val eventTime = Alias(fields(rowtime), "__overjoin_rcf_time")(explicitMetadata = Some(WindowedJoin.RowtimeMetadata))
     // New ids throughout: what reads the scores resolves them by name once this rewrite is done.
-    val columns = fields.map(a => Alias(a, a.name)(explicitMetadata = Some(unmarked(a.metadata))))
+    // Rows cross the operator as Rows whose fields are found by name: each column is named by its
+    // position there, since the query's columns may share a name (`a.x, b.x`, or 'x' beside X).
+    def inner(i: Int): String = s"__overjoin_c$i"
+    val columns = fields.zipWithIndex.map { case (a, i) => Alias(a, inner(i))(explicitMetadata = Some(unmarked(a.metadata))) }
     val keyed = Project(columns ++ Seq(key) ++ (if (streaming) Seq(eventTime) else Nil), child)
-    val schema = StructType(fields.map(a => StructField(a.name, a.dataType, a.nullable, unmarked(a.metadata))))
+    val schema = StructType(fields.zipWithIndex.map { case (a, i) => StructField(inner(i), a.dataType, a.nullable, unmarked(a.metadata)) })
     val scoredSchema = schema.add(StructField("ANOMALY_SCORE", DoubleType, nullable = true))
     val stateSchema = StructType(Seq(StructField("forest", BinaryType), StructField("waiting", ArrayType(schema)),
       StructField("shingle", ArrayType(ArrayType(DoubleType, containsNull = false)))))
