@@ -127,6 +127,14 @@ object PumpManager extends Logging {
     val database = client.catalog.currentDatabase
     val qualifiedTarget = Streams.qualified(targetId)
     val fresh = PumpDefinition(name, database, qualifiedTarget, columns, query.trim, conf, started, 1L, member)
+    // A pump's name is the server's, not its database's: CREATE OR REPLACE PUMP "STREAM_PUMP" of a
+    // second application must not silently replace the first one's (docs/server.md, "Pumps").
+    old.filterNot(_.member.equalsIgnoreCase(fresh.member)).foreach { o =>
+      throw new IllegalArgumentException(
+        s"pump $name already exists in ${SchemaNames.shown(root, o.member)}, and this statement would replace it from " +
+          s"${SchemaNames.shown(root, fresh.member)}: a pump's name is the server's, so give this pump another name " +
+          s"(or DROP PUMP $name first, if that one is to go)")
+    }
     val same = old.exists(o => o.database == fresh.database && o.target.equalsIgnoreCase(fresh.target) &&
       o.columns == fresh.columns && o.query == fresh.query && o.conf == fresh.conf)
     val d = fresh.copy(
@@ -348,13 +356,32 @@ object PumpManager extends Logging {
     val targetId = Streams.identifier(s, d.target)
     val target = Streams.lookup(s, targetId).getOrElse(
       throw new IllegalArgumentException(s"pump ${d.name}: the target ${d.target} does not exist"))
-    val query = s.sql(d.query)
-    if (!query.isStreaming) throw new IllegalArgumentException(
-      s"pump ${d.name}: the query reads no stream (write SELECT STREAM ... FROM STREAM name)")
+    val query = streamingQuery(s, d)
     // The query's output ROWTIME, as one more column after its own, where the plan tells it.
     val withRowtime = ImplicitRowtime.add(s, query)
     val df = withRowtime.getOrElse(query)
     (df, projection(d, query.schema, withRowtime.isDefined, Streams.writeSchema(target)), target)
+  }
+
+  /**
+   * The pump's query, read as a stream. A pump runs until it is stopped, so KDA read its query's
+   * streams as streams whether or not it says `STREAM`: a query written as a plain `SELECT`
+   * (`INSERT INTO s SELECT * FROM t`, as AWS's IoT monitoring template fans a stream out) whose
+   * top block then reads no stream is read as `SELECT STREAM` (docs/semantics.md §10).
+   */
+  private def streamingQuery(s: SparkSession, d: PumpDefinition): DataFrame = {
+    val query = s.sql(d.query)
+    if (query.isStreaming) return query
+    def noStream = new IllegalArgumentException(
+      s"pump ${d.name}: the query reads no stream (write SELECT STREAM ... FROM STREAM name)")
+    val tokens = io.overjoin.parser.Lexer.tokenize(d.query).toOption.getOrElse(IndexedSeq.empty)
+    tokens.headOption match {
+      case Some(t) if t.isWord("SELECT") && !tokens.lift(1).exists(_.isWord("STREAM")) =>
+        val asStream = d.query.substring(0, t.end) + " STREAM" + d.query.substring(t.end)
+        val again = try Some(s.sql(asStream)) catch { case _: Exception => None }
+        again.filter(_.isStreaming).getOrElse(throw noStream)
+      case _ => throw noStream
+    }
   }
 
   private def start(d: PumpDefinition): Running = {

@@ -1,7 +1,7 @@
 package io.overjoin.catalyst.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeSet, Expression, Literal, MicrosToTimestamp, NamedExpression, SortOrder, Subtract, UnixMicros}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project, Sort, SubqueryAlias}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, LogicalPlan, Project, Sort, SubqueryAlias}
 import org.apache.spark.sql.internal.SQLConf
 
 import io.overjoin.catalyst.expressions.{RowtimeReference, TimeFloor}
@@ -61,16 +61,26 @@ object StreamOrderBy {
         case Some(at) => OrderedEmit.release(plan, at, order)
       }
     if (sorted.output.map(_.exprId) == s.output.map(_.exprId)) return sorted
-    // The sort's columns, by position in `plan` (the released rows are new attributes), under the
-    // ids the plan above knows, and with their metadata: a ROWTIME that was an event-time column
-    // stays one, so a block that reads this one (a sorted subquery or view) takes its watermark
-    // over instead of starting one of its own on ROWTIME, which the sort's rows, released only as
-    // the query's watermark (the least of all) passes them, would never have moved.
+    // The released rows are new attributes: each gets its column's metadata back, so that a
+    // ROWTIME that was an event-time column stays one, the sort's own columns and the rowtime it
+    // exposed alike. A block that reads this one (a sorted subquery or view) then takes its
+    // watermark over instead of starting one of its own on ROWTIME (which the sort's rows, released
+    // only as the query's watermark, the least of all, passes them, would never have moved), and a
+    // pump finds its rows' ROWTIME (ImplicitRowtime).
+    // A column is an event-time column where any node below marks it so (an operator that passes
+    // it on may list it without the mark).
+    lazy val marks = plan.collect { case n => n.output.filter(_.metadata.contains(EventTimeWatermark.delayKey)) }
+      .flatten.map(a => a.exprId -> a.metadata).toMap
+    val released = if (sorted.output.map(_.exprId) == plan.output.map(_.exprId)) sorted
+      else Project(sorted.output.zip(plan.output).map { case (at, was) =>
+        Alias(at, was.name)(explicitMetadata = Some(marks.getOrElse(was.exprId, was.metadata)))
+      }, sorted)
+    // The sort's columns, by position in `plan`, under the ids the plan above knows.
     Project(s.output.map { a =>
-      val at = sorted.output(plan.output.indexWhere(_.exprId == a.exprId))
+      val at = released.output(plan.output.indexWhere(_.exprId == a.exprId))
       if (at.exprId == a.exprId) at
       else Alias(at, a.name)(exprId = a.exprId, qualifier = a.qualifier, explicitMetadata = Some(a.metadata))
-    }, sorted)
+    }, released)
   }
 
   /** The sort of a tumbling window's groups: `ROWTIME` is the window's end, its `STEP`/`FLOOR` the start. */
