@@ -51,6 +51,15 @@ def iso_micros(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+@pytest.fixture(autouse=True)
+def _pumps_dropped_after_each_test(server: Server):  # type: ignore[no-untyped-def]
+    """Each test's pumps go when it ends: pump names are the server's, and these programs, as KDA's
+    do, reuse theirs (STREAM_PUMP) from one database to the next."""
+    yield
+    for r in server.query("SHOW PUMPS"):
+        server.execute(f"DROP PUMP `{r[0]}`")
+
+
 def run(server: Server, schema: str, setup: list[str], text: str) -> None:
     """Runs `text` statement by statement in one JDBC session of its own schema, after `setup`."""
     conn = server.hive()
@@ -419,6 +428,48 @@ def test_sserver_program_with_schema_statements(server: Server) -> None:
     server.execute(f'DROP PUMP "{pump}"')
 
 
+def test_sserver_view_without_rowtime_read_by_a_window(server: Server) -> None:
+    """An s-Server view of a `SELECT STREAM` query whose select list names no ROWTIME (it filters
+    and keeps two columns), read by a pump that groups by `FLOOR(p.ROWTIME TO MINUTE)`: every
+    s-Server stream has a ROWTIME, a view's too, so its rows keep their taps' (docs/semantics.md
+    §10). The model filters and counts the generated taps per kiosk and minute with `Counter`."""
+    rnd = random.Random(6100)
+    t = at("08:00:00")
+    taps = []
+    for _ in range(240):
+        t += timedelta(milliseconds=rnd.randint(200, 2500))
+        taps.append(
+            (rnd.choice(["k1", "k2", "k3"]), rnd.choice(["debit", "transit"]), rnd.choice([-150, 0, 250, 400]), t)
+        )
+    flush = ("k1", "debit", 100, t + timedelta(hours=1))  # closes every minute before it
+    conn = server.hive()
+    try:
+        cur = conn.cursor()
+        for s in statements(program("sserver_view_without_rowtime_per_minute.sql")):
+            cur.execute(s)
+        rows = ", ".join(
+            f"('{k}', '{c}', {a}, TIMESTAMP '{ts:%Y-%m-%d %H:%M:%S.%f}')" for k, c, a, ts in [*taps, flush]
+        )
+        cur.execute(f"INSERT INTO `Taps` VALUES {rows}")
+        cur.execute('ALTER PUMP "Kiosks"."200-PaidPerMinutePump" START')
+        cur.close()
+    finally:
+        conn.close()
+    counts: Counter = Counter()
+    cents: Counter = Counter()
+    for k, _, a, ts in taps:
+        if a > 0:
+            end = ts.replace(second=0, microsecond=0) + timedelta(minutes=1)
+            counts[(end, k)] += 1
+            cents[(end, k)] += a
+    expected = sorted((end, k, n, cents[(end, k)]) for (end, k), n in counts.items())
+    assert len({end for end, _ in counts}) > 4
+    query = "SELECT ROWTIME, kiosk_id, taps, cents FROM kiosks.paidperminute"
+    wait_until(lambda: len(server.query(query)) >= len(expected), what="every minute's paid taps per kiosk")
+    assert sorted(server.query(query)) == expected
+    server.execute('DROP PUMP "200-PaidPerMinutePump"')
+
+
 # ---- every program of the corpus and of examples/, statement by statement, over JDBC -------------
 
 #: What KDA configures outside SQL: each program's source streams (and reference tables).
@@ -430,10 +481,12 @@ SOURCES: dict[str, list[str]] = {
         'CREATE STREAM "HOTEL_SQL_STREAM_001" (' + HOTEL_COLUMNS + ") WITH (format = 'json', path = '{folder}/s')",
     ],
     "sserver_schema_and_stopped_pump.sql": [],
+    "sserver_view_without_rowtime_per_minute.sql": [],
     "kda_sliding_window_min_max_avg_by_sensor.sql": [SENSOR_SOURCE],
     "kda_sliding_window_avg_of_ratio.sql": [SENSOR_SOURCE],
     "kda_sliding_window_two_rows_windows.sql": [SENSOR_SOURCE],
     "kda_sliding_window_running_totals.sql": [SENSOR_SOURCE],
+    "kda_fan_out_sorted_by_step_then_plain_select.sql": [SENSOR_SOURCE],
     "kda_step_counts_summed_by_window.sql": [CALLS_SOURCE],
     "kda_stagger_window_by_door.sql": [BADGE_SOURCE],
     "kda_continuous_filter_similar_to.sql": [FLIGHT_SOURCE],
@@ -452,9 +505,12 @@ SOURCES: dict[str, list[str]] = {
 
 
 def test_every_program_runs_statement_by_statement_over_jdbc(server: Server) -> None:
-    """No statement of any program of the corpus or of examples/ fails when it is pasted as written."""
+    """No statement of any program of the corpus or of examples/ fails when it is pasted as written,
+    and none of its pumps fails. Each program's pumps are dropped before the next program: pump names
+    are the server's (most KDA programs name theirs STREAM_PUMP)."""
     programs = all_programs()
     assert {p.name for p in programs} == set(SOURCES), "a program without its sources here"
+    pumped, failed = 0, []
     for i, path in enumerate(programs):
         folder = server.state_dir.parent / f"corpus_{i}"
         for sub in ("", "p", "s"):
@@ -463,11 +519,12 @@ def test_every_program_runs_statement_by_statement_over_jdbc(server: Server) -> 
         for sub in ("orders", "shipments", "products"):
             (folder / sub).mkdir(exist_ok=True)
         run(server, f"corpus_{i}", [s.format(folder=folder) for s in SOURCES[path.name]], text)
-    names = {r[0] for r in server.query("SHOW PUMPS")}
-    failed = [r for r in server.query("SHOW PUMPS") if r[1] == "FAILED"]
-    assert names and not failed, json.dumps([list(map(str, r)) for r in failed])
-    for pump in names:
-        server.execute(f"DROP PUMP `{pump}`")
+        pumps = server.query("SHOW PUMPS")
+        pumped += len(pumps)
+        failed += [[path.name, *map(str, r)] for r in pumps if r[1] == "FAILED"]
+        for r in pumps:
+            server.execute(f"DROP PUMP `{r[0]}`")
+    assert pumped >= len(programs) and not failed, json.dumps(failed)
 
 
 _CODE = re.compile(r"\b(OJ\d{3})\b")
@@ -599,6 +656,30 @@ def test_kda_sliding_window_program(server: Server, name: str) -> None:
 
     wait_until(lambda: len(got()) >= len(expected), what=f"{name}'s rows (seed {seed})")
     assert got() == expected, f"seed {seed}"
+
+
+def test_kda_sorted_by_step_and_copied_by_a_plain_select(server: Server) -> None:
+    """A pump that names no ROWTIME and sorts by `ORDER BY STEP(s.rowtime BY INTERVAL '1' MINUTE),
+    READING DESC` gives each row its own ROWTIME (the sort keeps them, docs/semantics.md §10-11),
+    and a pump written `INSERT INTO ARCHIVE_STREAM SELECT * FROM METRICS_STREAM`, without STREAM,
+    reads its stream as a stream, as KDA's pumps did (AWS's IoT monitoring template). The model
+    floors each generated reading's ROWTIME to its minute; both streams hold every reading once."""
+    folder = server.state_dir.parent / "fan_out"
+    db = "fan_out"
+    run(server, db, [SENSOR_SOURCE.format(folder=folder)], program("kda_fan_out_sorted_by_step_then_plain_select.sql"))
+    rows = sensor_rows(5301, 60)
+    flush = {"ROWTIME": rows[-1]["ROWTIME"] + timedelta(hours=1), "SENSOR_ID": "FLUSH", "BAY": "X", "DRIFT": 0.0,
+             "READING": 20.0}  # fmt: skip
+    write_rows(folder, "records", [{**r, "ROWTIME": iso(r["ROWTIME"])} for r in [*rows, flush]])
+    expected = sorted(
+        (r["ROWTIME"], r["ROWTIME"].replace(second=0), "Reading", r["SENSOR_ID"], r["READING"]) for r in rows
+    )
+    for stream in ("METRICS_STREAM", "ARCHIVE_STREAM"):
+        query = f"SELECT ROWTIME, eventMinute, metricName, sensorId, metricValue FROM {db}.{stream}"
+        wait_until(lambda q=query: len(server.query(q)) >= len(expected), what=f"every reading in {stream}")
+        assert sorted(server.query(query)) == expected, stream
+    server.execute("DROP PUMP archive_pump")
+    server.execute("DROP PUMP readings_pump")
 
 
 # ---- partial counts summed back together, as in the developer guide's partial-results example ----

@@ -220,13 +220,14 @@ def test_each_rowtime_fix_of_oj203(spark, fix):
 
 @pytest.mark.streaming
 def test_oj207_a_view_that_leaves_out_rowtime_and_its_fix(spark):
-    """A KDA view whose select list names no ROWTIME, read by a block that needs it: OJ207 names the
-    view and the fix (select ROWTIME in it); the view with ROWTIME selected gives each row the
-    ROWTIME of its input row."""
+    """A view of a plain SELECT whose select list leaves out the ROWTIME of the stream it reads,
+    read by a block that needs it: OJ207 names the view and the fix (select ROWTIME in it); the
+    view with ROWTIME selected gives each row the ROWTIME of its input row. (A view of a SELECT
+    STREAM query has one without naming it: test_subquery_rowtime.py.)"""
     from pyspark.errors import AnalysisException
 
     src = make_stream(spark, "oj207_src", "ROWTIME TIMESTAMP, k STRING, v INT")
-    spark.sql('CREATE OR REPLACE TEMP VIEW "oj207_view" AS SELECT STREAM "k", "v" FROM "oj207_src" WHERE "v" > 0')
+    spark.sql("CREATE OR REPLACE TEMP VIEW oj207_view AS SELECT k, v FROM oj207_src WHERE v > 0")
     query = 'SELECT STREAM ROWTIME, "k", "v" FROM "oj207_view"'
     with pytest.raises(AnalysisException, match="OJ207") as failure:
         spark.sql(query)

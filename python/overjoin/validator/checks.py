@@ -63,6 +63,7 @@ def check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | 
             continue
         block = block_model(select, reporter.text.sql)
         _check_duplicate_windows(block, reporter)
+        check_stream_distinct(block, reporter, tokens)
         if not block.streaming:
             continue
         check_time_floors(block, reporter, tokens)
@@ -71,6 +72,63 @@ def check_tree(statement: Statement, reporter: Reporter, schemas: SchemaIndex | 
         check_stagger(ctx)
         check_group_windows(ctx)
         check_sort_within(ctx)
+
+
+def check_stream_distinct(block: Block, reporter: Reporter, tokens: list[Token]) -> None:
+    """docs/semantics.md §15 (OJ126): a ``SELECT STREAM DISTINCT`` needs a time item in its select
+    list (``ROWTIME``, a ``STEP``/``FLOOR``/``CEIL`` of it, or ``MONOTONIC(...)``), over streams and
+    tables alike, as the JVM parser decides it: at the block's ``SELECT``, naming its items."""
+    select = block.select
+    if not select.args.get("stream") or not select.args.get("distinct") or not block.inputs:
+        return
+    if select.args.get("stagger") is not None:
+        return
+    single = len(block.inputs) == 1
+
+    def rowtime(e: exp.Expr | None) -> bool:
+        if not isinstance(e, exp.Column) or (e.table and not single):
+            return False
+        name = e.this
+        return name.name == "ROWTIME" if name.quoted else name.name.upper() == "ROWTIME"
+
+    def timed(item: exp.Expr) -> bool:
+        e = item.this if isinstance(item, exp.Alias) else item
+        if rowtime(e):
+            return True
+        if isinstance(e, (D.TimeStep, exp.Floor, exp.Ceil)) and (isinstance(e, D.TimeStep) or e.args.get("to")):
+            return rowtime(e.this)
+        return isinstance(e, exp.Anonymous) and e.name.upper() == "MONOTONIC"
+
+    items = select.expressions
+    if any(timed(i) for i in items) or _gets_implicit_rowtime(select):
+        return
+    stream = D.pos(select, "stream")
+    token = next((t for t in reversed(tokens) if stream and t.end < stream[0]), None)
+    span = (token.start, token.end) if token is not None and token.text.upper() == "SELECT" else stream
+    names = ", ".join(i.alias_or_name or i.sql() for i in items)
+    reporter.add("OVERJOIN_DISTINCT_WITHOUT_TIME", span, items=names)
+
+
+def _gets_implicit_rowtime(select: exp.Select) -> bool:
+    """Whether the JVM parser adds ``ROWTIME`` to ``select``'s list (docs/semantics.md §10): a
+    ``SELECT STREAM`` read by a streaming block (an input of its FROM, a cursor's query) whose
+    items name no ``ROWTIME`` and have no ``*``. (A view's query gets it only when the view is
+    read, so ``CREATE VIEW`` judges the list as written.)"""
+
+    def names_rowtime(item: exp.Expr) -> bool:
+        return (
+            isinstance(item, exp.Star)
+            or (item.alias_or_name or "").upper() == "ROWTIME"
+            or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star))
+        )
+
+    if any(names_rowtime(i) for i in select.expressions):
+        return False
+    node, via_from = select.parent, False
+    while node is not None and not isinstance(node, exp.Select):
+        via_from = via_from or isinstance(node, (exp.From, exp.Join))
+        node = node.parent
+    return node is not None and via_from and bool(node.args.get("stream"))
 
 
 def check_stagger(ctx: Context) -> None:

@@ -35,7 +35,18 @@ FUNCTIONS: dict[str, tuple[_Param, ...]] = {
     "TOP_K_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("K", 1, 100000), _Param("windowSize", 1, 3600)),
     "COUNT_DISTINCT_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("windowSize", 1, 3600)),
 }
-_REFUSED = "RANDOM_CUT_FOREST_WITH_EXPLANATION"
+#: KDA's functions of a cursor that overjoin does not run, and what each refusal says instead.
+_REFUSED = {
+    "RANDOM_CUT_FOREST_WITH_EXPLANATION": (
+        "RANDOM_CUT_FOREST_WITH_EXPLANATION is not supported yet: use RANDOM_CUT_FOREST, "
+        "which gives ANOMALY_SCORE alone"
+    ),
+    "HOTSPOTS": (
+        "HOTSPOTS is not supported: overjoin has no hotspot detection; to count the points of dense areas, "
+        "group them by a STEP window and a grid cell "
+        "(GROUP BY STEP(s.ROWTIME BY INTERVAL '1' MINUTE), FLOOR(x / 10), FLOOR(y / 10))"
+    ),
+}
 
 
 def check_cursor_functions(tokens: list[Token], reporter: Reporter) -> None:
@@ -53,7 +64,7 @@ def _opens_call(tokens: list[Token], i: int) -> bool:
     return (
         _word(tokens[i], "TABLE")
         and tokens[i + 1].token_type == TokenType.L_PAREN
-        and _word(tokens[i + 2], *FUNCTIONS, _REFUSED)
+        and _word(tokens[i + 2], *FUNCTIONS, *_REFUSED)
         and tokens[i + 3].token_type == TokenType.L_PAREN
         and _word(tokens[i + 4], "CURSOR")
         and tokens[i + 5].token_type == TokenType.L_PAREN
@@ -76,9 +87,8 @@ def _close(tokens: list[Token], i: int) -> int:
 def _check_call(tokens: list[Token], i: int, reporter: Reporter) -> None:
     fn = tokens[i + 2]
     name = fn.text.upper()
-    if name == _REFUSED:
-        detail = f"{_REFUSED} is not supported yet: use RANDOM_CUT_FOREST, which gives ANOMALY_SCORE alone"
-        _syntax_error(reporter, fn, detail)
+    if name in _REFUSED:
+        _syntax_error(reporter, fn, _REFUSED[name])
         return
     params = FUNCTIONS[name]
     table_close = _close(tokens, i + 1)

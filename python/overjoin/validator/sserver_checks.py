@@ -39,6 +39,47 @@ def is_double_quoted(token: Token, sql: str) -> bool:
     return token.token_type == TokenType.IDENTIFIER and sql[token.start : token.start + 1] == '"'
 
 
+SERVER_DETAIL = (
+    "s-Server's CREATE SERVER (a connection through a foreign data wrapper) has no overjoin "
+    "form: declare what it connects to as a stream (CREATE STREAM name (cols) WITH (format = 'kinesis' | 'kafka' | "
+    "'json', ...)) or, for a database, as a Spark table (CREATE TABLE name USING jdbc OPTIONS (...))"
+)
+FOREIGN_TABLE_DETAIL = (
+    "s-Server's CREATE FOREIGN TABLE has no overjoin form: read the table as a Spark "
+    "table (CREATE TABLE name USING jdbc OPTIONS (url '...', dbtable '...')) and join a stream with it"
+)
+JAVA_CODE_DETAIL = (
+    "s-Server's CREATE JAR, CREATE FOREIGN DATA WRAPPER and Java functions load Java code "
+    "into s-Server: overjoin runs Spark's, so give the jar to the server (overjoin server --jars) and register each "
+    "function with Spark's CREATE FUNCTION name AS 'class'"
+)
+
+
+def refused_adapter(tokens: list[Token]) -> tuple[Token, str] | None:
+    """s-Server's statements of adapters and Java code, which have no overjoin form: the token to
+    point at and why (the JVM's ``StreamStatementParser.refusedAdapter``)."""
+
+    def w(i: int, word: str) -> bool:
+        return (
+            i < len(tokens)
+            and tokens[i].token_type not in (TokenType.STRING, TokenType.IDENTIFIER)
+            and tokens[i].text.upper() == word
+        )
+
+    if not w(0, "CREATE"):
+        return None
+    k = 3 if w(1, "OR") and w(2, "REPLACE") else 1
+    if w(k, "SERVER"):
+        return tokens[k], SERVER_DETAIL
+    if w(k, "FOREIGN") and w(k + 1, "TABLE"):
+        return tokens[k], FOREIGN_TABLE_DETAIL
+    if (w(k, "FOREIGN") and w(k + 1, "DATA") and w(k + 2, "WRAPPER")) or w(k, "JAR"):
+        return tokens[k], JAVA_CODE_DETAIL
+    if w(k, "FUNCTION") and any(w(i, "LANGUAGE") and w(i + 1, "JAVA") for i in range(len(tokens))):
+        return tokens[k], JAVA_CODE_DETAIL
+    return None
+
+
 def refuse(reporter: Reporter, token: Token, sql: str, detail: str) -> None:
     """OJ001 at ``token`` with ``detail`` as written (the JVM's ``Cursor.refuse``)."""
     reporter.add("OVERJOIN_SYNTAX_ERROR", (token.start, token.end), token=f"'{sql[token.start : token.end + 1]}'",

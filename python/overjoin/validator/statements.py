@@ -25,6 +25,7 @@ from overjoin.validator.diagnostics import (
 from overjoin.validator.model import (
     block_model,
 )
+from overjoin.validator.sserver_checks import refuse, refused_adapter
 from overjoin.validator.stream_statements import (
     _is_stream_statement,
     _stream_statement,
@@ -71,6 +72,10 @@ def parse_statements(sql: str, reporter: Any = None, double_quoted_identifiers: 
     quoted = D.dialect_for(True)
     statements = []
     for chunk, quoted_chunk in zip(chunks, _split(quoted.tokenize(sql))):
+        adapter = refused_adapter(quoted_chunk)
+        if adapter is not None:
+            refuse(reporter, adapter[0], sql, adapter[1])
+            continue
         if _is_stream_statement(quoted_chunk, sql):
             # Streams and pumps (docs/semantics.md §10): "x" is an identifier here too (§0).
             query = _stream_statement(quoted_chunk, reporter)

@@ -24,16 +24,13 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
   /** `TABLE ( f ( CURSOR (` at `i`, `f` one of KDA's functions of a cursor. */
   def startsAt(i: Int, to: Int): Boolean =
     i + 5 < to && tokens(i).isWord("TABLE") && tokens(i + 1).isSymbol("(") &&
-      tokens(i + 2).isWordIn(Functions.keySet + "RANDOM_CUT_FOREST_WITH_EXPLANATION") && tokens(i + 3).isSymbol("(") &&
+      tokens(i + 2).isWordIn(Functions.keySet ++ Refused.keySet) && tokens(i + 3).isSymbol("(") &&
       tokens(i + 4).isWord("CURSOR") && tokens(i + 5).isSymbol("(")
 
   /** The call at `i`, where its subquery's node starts, and the index after the call. */
   def call(b: BlockBuilder, i: Int, to: Int): (CursorCall, Int, Int) = {
     val fn = tokens(i + 2)
-    if (fn.isWord("RANDOM_CUT_FOREST_WITH_EXPLANATION")) {
-      throw OverjoinErrors.syntaxDetail(c.span(fn), s"'${fn.text}'",
-        "RANDOM_CUT_FOREST_WITH_EXPLANATION is not supported yet: use RANDOM_CUT_FOREST, which gives ANOMALY_SCORE alone")
-    }
+    Refused.get(fn.upper).foreach(detail => throw OverjoinErrors.syntaxDetail(c.span(fn), s"'${fn.text}'", detail))
     val name = fn.upper
     val params = Functions(name)
     val tableClose = c.close(i + 1, to)
@@ -107,4 +104,12 @@ private[parser] object CursorFunctionParser {
     "TOP_K_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("K", 1, 100000, required = true),
       Whole("windowSize", 1, 3600, required = true)),
     "COUNT_DISTINCT_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("windowSize", 1, 3600, required = true)))
+
+  /** KDA's functions of a cursor that overjoin does not run: what each refusal says instead. */
+  val Refused: Map[String, String] = Map(
+    "RANDOM_CUT_FOREST_WITH_EXPLANATION" ->
+      "RANDOM_CUT_FOREST_WITH_EXPLANATION is not supported yet: use RANDOM_CUT_FOREST, which gives ANOMALY_SCORE alone",
+    "HOTSPOTS" ->
+      ("HOTSPOTS is not supported: overjoin has no hotspot detection; to count the points of dense areas, group them " +
+        "by a STEP window and a grid cell (GROUP BY STEP(s.ROWTIME BY INTERVAL '1' MINUTE), FLOOR(x / 10), FLOOR(y / 10))"))
 }

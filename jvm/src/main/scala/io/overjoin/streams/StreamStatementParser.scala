@@ -32,7 +32,8 @@ object StreamStatementParser {
     // Cheap test first: every statement of ours names STREAM(S), PUMP(S), SCHEMA, REFERENCE or PATH.
     val upper = sqlText.toUpperCase(java.util.Locale.ROOT)
     if (!upper.contains("STREAM") && !upper.contains("PUMP") && !upper.contains("SCHEMA") &&
-      !upper.contains("REFERENCE") && !upper.contains("PATH")) return None
+      !upper.contains("REFERENCE") && !upper.contains("PATH") && !upper.contains("SERVER") &&
+      !upper.contains("FOREIGN") && !upper.contains("JAR") && !upper.contains("JAVA")) return None
     val tokens = Lexer.tokenize(sqlText) match {
       case Right(ts) => ts.reverse.dropWhile(_.isSymbol(";")).reverse
       case Left(_) => return None // Spark reports the unterminated string
@@ -50,7 +51,7 @@ object StreamStatementParser {
       else if (w(k, "REFERENCE") && w(k + 1, "TABLE")) { c.pos = k + 2; Some(createReferenceTable(c, replace)) }
       // s-Server's first statement; Spark's own CREATE SCHEMA (without OR REPLACE) stays Spark's.
       else if (replace && w(k, "SCHEMA")) { c.pos = k + 1; Some(createSchema(c)) }
-      else None
+      else refusedAdapter(tokens, k).map(detail => c.refuse(tokens(k), detail))
     } else if (w(0, "REFRESH") && w(1, "REFERENCE") && w(2, "TABLE")) {
       c.pos = 3
       val name = c.qualifiedName("reference table name")
@@ -377,6 +378,30 @@ object StreamStatementParser {
         startIndex = Some(at), stopIndex = Some(at), sqlText = Some(sql)),
       "PARSE_SYNTAX_ERROR", Map("error" -> near, "hint" -> hint))
   }
+
+  /**
+   * s-Server's statements of adapters and Java code (`CREATE SERVER`, `CREATE FOREIGN TABLE`,
+   * `CREATE FOREIGN DATA WRAPPER`, `CREATE JAR`, `CREATE FUNCTION ... LANGUAGE JAVA`), which have no
+   * overjoin form: why, and what to write instead, for the statement whose object word is token `k`.
+   * The validator says the same.
+   */
+  private def refusedAdapter(tokens: IndexedSeq[Token], k: Int): Option[String] = {
+    def w(i: Int, word: String) = tokens.lift(i).exists(_.isWord(word))
+    if (w(k, "SERVER")) Some(ServerDetail)
+    else if (w(k, "FOREIGN") && w(k + 1, "TABLE")) Some(ForeignTableDetail)
+    else if ((w(k, "FOREIGN") && w(k + 1, "DATA") && w(k + 2, "WRAPPER")) || w(k, "JAR")) Some(JavaCodeDetail)
+    else if (w(k, "FUNCTION") && tokens.indices.exists(i => w(i, "LANGUAGE") && w(i + 1, "JAVA"))) Some(JavaCodeDetail)
+    else None
+  }
+
+  val ServerDetail: String = "s-Server's CREATE SERVER (a connection through a foreign data wrapper) has no overjoin " +
+    "form: declare what it connects to as a stream (CREATE STREAM name (cols) WITH (format = 'kinesis' | 'kafka' | " +
+    "'json', ...)) or, for a database, as a Spark table (CREATE TABLE name USING jdbc OPTIONS (...))"
+  val ForeignTableDetail: String = "s-Server's CREATE FOREIGN TABLE has no overjoin form: read the table as a Spark " +
+    "table (CREATE TABLE name USING jdbc OPTIONS (url '...', dbtable '...')) and join a stream with it"
+  val JavaCodeDetail: String = "s-Server's CREATE JAR, CREATE FOREIGN DATA WRAPPER and Java functions load Java code " +
+    "into s-Server: overjoin runs Spark's, so give the jar to the server (overjoin server --jars) and register each " +
+    "function with Spark's CREATE FUNCTION name AS 'class'"
 
   /** Why `ALTER STREAM ... PAUSE | RESUME` is refused, and what to write (the validator says the same). */
   val PauseDetail: String = "overjoin does not pause a stream's rows (s-Server's PAUSE and RESUME): stop the pumps " +

@@ -47,7 +47,8 @@ private[analysis] object InputRowtimes {
    * lateness of its block's t-sort (`ORDER BY key WITHIN interval`, §11) when it has one, else the
    * stream's own (`CREATE STREAM ... WITH (lateness = ...)`), else `latenessMicros`.
    */
-  def rowtimeInput(w: WindowedInput, isStream: Boolean, latenessMicros: Long, sortWithin: Option[Long] = None): RowtimeInput = {
+  def rowtimeInput(w0: WindowedInput, isStream: Boolean, latenessMicros: Long, sortWithin: Option[Long] = None): RowtimeInput = {
+    val w = withViewRowtime(w0)
     val child = w.child
     val input = w.input
     val source = if (input.alias.isDefined) s"${input.name} (${input.source})" else input.source
@@ -74,6 +75,30 @@ private[analysis] object InputRowtimes {
       case (None, RowsFrame(n)) => rowsInput(w, rt, n, present)
       case _ => RowtimeInput(w.block, input, rt, isStream, present)
     }
+  }
+
+  /**
+   * A view of a `SELECT STREAM` query whose select list names no `ROWTIME` has one all the same,
+   * its query's (docs/semantics.md §10): Spark parsed the view's stored text with that `ROWTIME`
+   * as a last column (the parser's implicit ROWTIME), and the view's stored columns leave it out.
+   * An input that has no rowtime of its own and is such a view gets it back, for this block only:
+   * `SELECT *` of the view elsewhere is its stored columns.
+   * {{{
+   *   SubqueryAlias v                               SubqueryAlias v
+   *   +- View v [k, n]                              +- View v [k, n, ROWTIME]
+   *      +- Project [k, n]                  ==>        +- Project [k, n, ROWTIME]
+   *         +- Project [k, n, ROWTIME]                    +- Project [k, n, ROWTIME]
+   * }}}
+   */
+  private def withViewRowtime(w: WindowedInput): WindowedInput = {
+    def lift(p: LogicalPlan): Option[LogicalPlan] = p match {
+      case s: SubqueryAlias => lift(s.child).map(c => s.copy(child = c))
+      case v @ View(_, _, proj @ Project(list, inner), _) =>
+        inner.output.find(a => a.name == "ROWTIME" && !list.exists(_.references.contains(a)))
+          .map(rt => v.copy(child = proj.copy(projectList = list :+ rt)))
+      case _ => None
+    }
+    if (declaredRowtime(w.child.output).isDefined) w else lift(w.child).map(c => w.copy(child = c)).getOrElse(w)
   }
 
   private def chooseRowtime(w: WindowedInput, source: String): Attribute = {

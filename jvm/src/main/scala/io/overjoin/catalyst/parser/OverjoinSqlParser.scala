@@ -28,8 +28,9 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
   override def parsePlan(sqlText: String): LogicalPlan =
     dispatch(sqlText, None, delegate.parsePlan)
 
+  /** Spark parses a view's stored text with this: a view of a `SELECT STREAM` query gets its ROWTIME. */
   override def parseQuery(sqlText: String): LogicalPlan =
-    dispatch(sqlText, None, delegate.parseQuery)
+    dispatch(sqlText, None, delegate.parseQuery, viewBody = true)
 
   override def parsePlanWithParameters(sqlText: String, parameterContext: ParameterContext): LogicalPlan =
     dispatch(sqlText, Some(parameterContext), delegate.parsePlan)
@@ -42,7 +43,8 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
   private def dispatch(
       sqlText: String,
       parameters: Option[ParameterContext],
-      parse: String => LogicalPlan): LogicalPlan = {
+      parse: String => LogicalPlan,
+      viewBody: Boolean = false): LogicalPlan = {
     // Streams and pumps (CREATE STREAM, CREATE PUMP, SHOW PUMPS, ...) are whole statements of their own.
     val streamStatement = if (OverjoinConf.parserEnabled()) StreamStatementParser.parse(sqlText) else None
     streamStatement.foreach {
@@ -79,7 +81,8 @@ class OverjoinSqlParser(val delegate: ParserInterface) extends ParserInterface {
       case e: ParseException if text eq blanked => throw e.withCommand(sqlText)
     }
     DeepStack.run(sqlText)(
-      StreamPlanBuilder.attach(scan, plan, sqlText, toOriginal, if (text eq blanked) Some((blanked, sqlText)) else None))
+      StreamPlanBuilder.attach(scan, plan, sqlText, toOriginal, if (text eq blanked) Some((blanked, sqlText)) else None,
+        viewBody))
   }
 
   private def hasParameterMarkers(sql: String): Boolean =

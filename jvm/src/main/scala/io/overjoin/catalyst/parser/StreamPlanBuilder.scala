@@ -56,6 +56,7 @@ object StreamPlanBuilder {
   private def distinctItems(d: StreamDistinct, b: StreamBlock, proj: Project): StreamDistinct = {
     def strip(e: Expression): Expression = e match {
       case a: Alias => strip(a.child)
+      case u: UnresolvedAlias => strip(u.child)
       case other => other
     }
     def isRowtime(e: Expression): Boolean = strip(e) match {
@@ -77,7 +78,7 @@ object StreamPlanBuilder {
 
   /** `sqlText` is the user's statement, which `scan` was made of. */
   def attach(scan: ScanResult, plan: LogicalPlan, sqlText: String, toOriginal: Int => Int = identity,
-      texts: Option[(String, String)] = None): LogicalPlan = {
+      texts: Option[(String, String)] = None, viewBody: Boolean = false): LogicalPlan = {
     OverjoinNode.markCreated()
     def startOf(t: TreeNode[_]): Option[Int] = t.origin.startIndex.map(toOriginal)
     val inputsAt: Map[Int, (StreamBlock, StreamInput)] =
@@ -180,7 +181,14 @@ object StreamPlanBuilder {
     def windowAt(at: Int): Boolean = floorsAt.contains(at) || groupWindowsAt.get(at).exists(_._2.isGroup)
     // The block whose FROM an aggregation reads: that of the first join input below it.
     def ownBlock(agg: Aggregate): Option[StreamBlock] = agg.child.collectFirst { case w: WindowedInput => blocks(w.block) }
-    def rewrite(p: LogicalPlan): LogicalPlan = {
+    // A view of a SELECT STREAM query is a stream, and every s-Server and KDA stream has a ROWTIME
+    // whether or not the view's select list names it (docs/semantics.md §10). When Spark parses a
+    // view's stored text to read it (`viewBody`), its top block gets its ROWTIME as a last column,
+    // as a subquery read by a streaming block does; the view's stored columns leave it out, and a
+    // block that needs the view's rowtime takes it from there (InputRowtimes).
+    def viewTop(p: LogicalPlan): LogicalPlan = if (viewBody) implicitRowtime(p, plainToo = false) else p
+    // `top`: the statement itself, not a plan it holds (a CTE's, an EXPLAIN's).
+    def rewrite(p: LogicalPlan, top: Boolean = false): LogicalPlan = {
       val withInputs = p.transformDown {
         case n if inputOf.containsKey(n) && !wrapped.contains(inputOf.get(n)) =>
           val s: Int = inputOf.get(n)
@@ -197,7 +205,8 @@ object StreamPlanBuilder {
           implicitDone += w.input.start
           w.copy(child = implicitRowtime(w.child, plainToo = blocks(w.block).selectStream))
       }
-      val withRoots = withImplicit.transformDown {
+      val withViews = if (top && viewBody) viewTop(withImplicit) else withImplicit
+      val withRoots = withViews.transformDown {
         case n if !n.isInstanceOf[Join] && !n.isInstanceOf[StreamJoinRoot] &&
           n.children.exists(c => fromTreeBlock(c).isDefined) =>
           n.withNewChildren(n.children.map { c =>
@@ -250,11 +259,11 @@ object StreamPlanBuilder {
         case d @ StreamDistinct(id, proj: Project, Nil, _, _) => distinctItems(d, blocks(id), proj)
       }
       withDistinct.transformDown {
-        case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, rewrite)
+        case n if nestedPlans(n).nonEmpty => mapNestedPlans(n, rewrite(_))
       }
     }
-    val rewritten = texts.map { case (blanked, original) => restoreText(rewrite(plan), blanked, original) }
-      .getOrElse(rewrite(plan))
+    val top = rewrite(plan, top = true)
+    val rewritten = texts.map { case (blanked, original) => restoreText(top, blanked, original) }.getOrElse(top)
 
     // SIMILAR TO, which Spark read as RLIKE: anywhere in the statement, subqueries included.
     val similarsAt: Map[Int, SimilarToCall] = scan.similars.map(c => c.start -> c).toMap

@@ -1,0 +1,4 @@
+-- error: OJ001 3:28
+-- KDA's HOTSPOTS, written over several lines as its users write it
+SELECT STREAM * FROM TABLE(HOTSPOTS(
+  CURSOR(SELECT STREAM "x", "y" FROM "SOURCE_SQL_STREAM_001"), 1000, 0.2, 17))
