@@ -55,6 +55,13 @@ JAVA_CODE_DETAIL = (
 )
 
 
+MERGE_DETAIL = (
+    "a pump inserts into a stream; s-Server's MERGE INTO (an upsert into a foreign table) "
+    "has no overjoin form: write INSERT INTO a stream, and merge that stream's rows into the table with Spark "
+    "(MERGE INTO a Delta or Iceberg table)"
+)
+
+
 def refused_adapter(tokens: list[Token]) -> tuple[Token, str] | None:
     """s-Server's statements of adapters and Java code, which have no overjoin form: the token to
     point at and why (the JVM's ``StreamStatementParser.refusedAdapter``)."""

@@ -14,6 +14,7 @@ from overjoin.validator.diagnostics import (
 from overjoin.validator.record_checks import _unquote, check_record_schema, stream_name
 from overjoin.validator.sserver_checks import (
     FILE_SERVER,
+    MERGE_DETAIL,
     PAUSE_DETAIL,
     check_foreign_stream,
     is_double_quoted,
@@ -176,6 +177,9 @@ def _stream_statement(tokens: list[Token], reporter: Reporter) -> list[Token] | 
         if pos < len(w) and w[pos] in ("STARTED", "STOPPED"):
             pos += 1
         for word in ("AS", "INSERT", "INTO"):
+            if word == "INSERT" and pos < len(w) and w[pos] == "MERGE":
+                refuse(reporter, tokens[pos], reporter.text.sql, MERGE_DETAIL)
+                return None
             if pos >= len(w) or w[pos] != word:
                 fail(f"expected {word}")
                 return None

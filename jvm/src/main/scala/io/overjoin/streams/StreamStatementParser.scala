@@ -292,6 +292,7 @@ object StreamStatementParser {
     }
     for (kw <- Seq("AS", "INSERT", "INTO")) {
       val t = c.next(kw)
+      if (kw == "INSERT" && t.isWord("MERGE")) c.refuse(t, MergeDetail)
       if (!t.isWord(kw)) c.fail(t, kw)
     }
     val target = c.qualifiedName("target stream name")
@@ -402,6 +403,11 @@ object StreamStatementParser {
   val JavaCodeDetail: String = "s-Server's CREATE JAR, CREATE FOREIGN DATA WRAPPER and Java functions load Java code " +
     "into s-Server: overjoin runs Spark's, so give the jar to the server (overjoin server --jars) and register each " +
     "function with Spark's CREATE FUNCTION name AS 'class'"
+
+  /** Why s-Server's `CREATE PUMP ... AS MERGE INTO table ...` is refused (the validator says the same). */
+  val MergeDetail: String = "a pump inserts into a stream; s-Server's MERGE INTO (an upsert into a foreign table) " +
+    "has no overjoin form: write INSERT INTO a stream, and merge that stream's rows into the table with Spark " +
+    "(MERGE INTO a Delta or Iceberg table)"
 
   /** Why `ALTER STREAM ... PAUSE | RESUME` is refused, and what to write (the validator says the same). */
   val PauseDetail: String = "overjoin does not pause a stream's rows (s-Server's PAUSE and RESUME): stop the pumps " +
