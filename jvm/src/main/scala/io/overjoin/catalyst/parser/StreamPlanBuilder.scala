@@ -181,12 +181,6 @@ object StreamPlanBuilder {
     def windowAt(at: Int): Boolean = floorsAt.contains(at) || groupWindowsAt.get(at).exists(_._2.isGroup)
     // The block whose FROM an aggregation reads: that of the first join input below it.
     def ownBlock(agg: Aggregate): Option[StreamBlock] = agg.child.collectFirst { case w: WindowedInput => blocks(w.block) }
-    // A view of a SELECT STREAM query is a stream, and every s-Server and KDA stream has a ROWTIME
-    // whether or not the view's select list names it (docs/semantics.md §10). When Spark parses a
-    // view's stored text to read it (`viewBody`), its top block gets its ROWTIME as a last column,
-    // as a subquery read by a streaming block does; the view's stored columns leave it out, and a
-    // block that needs the view's rowtime takes it from there (InputRowtimes).
-    def viewTop(p: LogicalPlan): LogicalPlan = if (viewBody) implicitRowtime(p, plainToo = false) else p
     // `top`: the statement itself, not a plan it holds (a CTE's, an EXPLAIN's).
     def rewrite(p: LogicalPlan, top: Boolean = false): LogicalPlan = {
       val withInputs = p.transformDown {
@@ -205,7 +199,12 @@ object StreamPlanBuilder {
           implicitDone += w.input.start
           w.copy(child = implicitRowtime(w.child, plainToo = blocks(w.block).selectStream))
       }
-      val withViews = if (top && viewBody) viewTop(withImplicit) else withImplicit
+      // A view of a SELECT STREAM query is a stream, and every s-Server and KDA stream has a
+      // ROWTIME whether or not the view's select list names it (docs/semantics.md §10). When Spark
+      // parses a view's stored text to read it (`viewBody`), its top block gets its ROWTIME as a
+      // last column, as a subquery read by a streaming block does; the view's stored columns leave
+      // it out, and a block that needs the view's rowtime takes it from there (InputRowtimes).
+      val withViews = if (top && viewBody) implicitRowtime(withImplicit, plainToo = false) else withImplicit
       val withRoots = withViews.transformDown {
         case n if !n.isInstanceOf[Join] && !n.isInstanceOf[StreamJoinRoot] &&
           n.children.exists(c => fromTreeBlock(c).isDefined) =>
