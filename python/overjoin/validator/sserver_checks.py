@@ -62,31 +62,6 @@ MERGE_DETAIL = (
 )
 
 
-def refused_adapter(tokens: list[Token]) -> tuple[Token, str] | None:
-    """s-Server's statements of adapters and Java code, which have no overjoin form: the token to
-    point at and why (the JVM's ``StreamStatementParser.refusedAdapter``)."""
-
-    def w(i: int, word: str) -> bool:
-        return (
-            i < len(tokens)
-            and tokens[i].token_type not in (TokenType.STRING, TokenType.IDENTIFIER)
-            and tokens[i].text.upper() == word
-        )
-
-    if not w(0, "CREATE"):
-        return None
-    k = 3 if w(1, "OR") and w(2, "REPLACE") else 1
-    if w(k, "SERVER"):
-        return tokens[k], SERVER_DETAIL
-    if w(k, "FOREIGN") and w(k + 1, "TABLE"):
-        return tokens[k], FOREIGN_TABLE_DETAIL
-    if (w(k, "FOREIGN") and w(k + 1, "DATA") and w(k + 2, "WRAPPER")) or w(k, "JAR"):
-        return tokens[k], JAVA_CODE_DETAIL
-    if w(k, "FUNCTION") and any(w(i, "LANGUAGE") and w(i + 1, "JAVA") for i in range(len(tokens))):
-        return tokens[k], JAVA_CODE_DETAIL
-    return None
-
-
 def refuse(reporter: Reporter, token: Token, sql: str, detail: str) -> None:
     """OJ001 at ``token`` with ``detail`` as written (the JVM's ``Cursor.refuse``)."""
     reporter.add("OVERJOIN_SYNTAX_ERROR", (token.start, token.end), token=f"'{sql[token.start : token.end + 1]}'",

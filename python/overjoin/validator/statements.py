@@ -25,10 +25,11 @@ from overjoin.validator.diagnostics import (
 from overjoin.validator.model import (
     block_model,
 )
-from overjoin.validator.sserver_checks import refuse, refused_adapter
+from overjoin.validator.sserver_checks import refuse
 from overjoin.validator.stream_statements import (
     _is_stream_statement,
     _stream_statement,
+    refused_adapter,
 )
 
 # Spark statements that sqlglot keeps as raw text (or misreads as an expression) and that hold no

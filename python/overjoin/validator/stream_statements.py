@@ -14,8 +14,11 @@ from overjoin.validator.diagnostics import (
 from overjoin.validator.record_checks import _unquote, check_record_schema, stream_name
 from overjoin.validator.sserver_checks import (
     FILE_SERVER,
+    FOREIGN_TABLE_DETAIL,
+    JAVA_CODE_DETAIL,
     MERGE_DETAIL,
     PAUSE_DETAIL,
+    SERVER_DETAIL,
     check_foreign_stream,
     is_double_quoted,
     other_server,
@@ -28,6 +31,24 @@ def _words(tokens: list[Token], count: int) -> list[str]:
     return [
         t.text.upper() if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) else "" for t in tokens[:count]
     ]
+
+
+def refused_adapter(tokens: list[Token]) -> tuple[Token, str] | None:
+    """s-Server's statements of adapters and Java code, which have no overjoin form: the token to
+    point at and why (the JVM's ``StreamStatementParser.refusedAdapter``)."""
+    w = [*_words(tokens, len(tokens)), "", "", ""]
+    if w[0] != "CREATE":
+        return None
+    k = 3 if w[1:3] == ["OR", "REPLACE"] else 1
+    if w[k] == "SERVER":
+        return tokens[k], SERVER_DETAIL
+    if w[k : k + 2] == ["FOREIGN", "TABLE"]:
+        return tokens[k], FOREIGN_TABLE_DETAIL
+    if w[k : k + 3] == ["FOREIGN", "DATA", "WRAPPER"] or w[k] == "JAR":
+        return tokens[k], JAVA_CODE_DETAIL
+    if w[k] == "FUNCTION" and any(w[i : i + 2] == ["LANGUAGE", "JAVA"] for i in range(len(tokens))):
+        return tokens[k], JAVA_CODE_DETAIL
+    return None
 
 
 def _schema_literal(text: str) -> bool:

@@ -378,6 +378,7 @@ object PumpManager extends Logging {
     tokens.headOption match {
       case Some(t) if t.isWord("SELECT") && !tokens.lift(1).exists(_.isWord("STREAM")) =>
         val asStream = d.query.substring(0, t.end) + " STREAM" + d.query.substring(t.end)
+        // A query of tables only fails as SELECT STREAM (no rowtime): it is told it reads no stream.
         val again = try Some(s.sql(asStream)) catch { case _: Exception => None }
         again.filter(_.isStreaming).getOrElse(throw noStream)
       case _ => throw noStream
