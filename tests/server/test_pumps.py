@@ -18,8 +18,8 @@ pytestmark = pytest.mark.server
 
 def pumps(server: Server) -> dict[str, dict]:
     cols = ["name", "state", "target", "idle", "rows_out", "late_rows", "watermark", "batch", "error",
-            "last_batch_ms", "output_lag_ms"]  # fmt: skip
-    return {r[0]: dict(zip(cols, r)) for r in server.query("SHOW PUMPS")}
+            "last_batch_ms", "output_lag_ms", "schema"]  # fmt: skip
+    return {r[0]: dict(zip(cols, r)) for r in server.query("SHOW PUMPS") if r[-1] == "default"}
 
 
 def error_of(server: Server, sql: str) -> str:
@@ -215,13 +215,6 @@ def test_bad_ddl_fails_naming_the_object_and_changes_nothing(server: Server, sou
         "CREATE STREAM bad8 (id INT) WITH (colour = 'red')": ["bad8", "unknown option colour"],
         "CREATE PUMP p1 AS INSERT INTO s1 SELECT STREAM ROWTIME, id, name FROM STREAM src": ["p1", "already exists"],
         "ALTER PUMP ghost START": ["ghost", "does not exist"],
-        # A pump's name is the server's: another database's p1 is not replaced by this one.
-        'CREATE OR REPLACE PUMP "other_db"."p1" AS INSERT INTO s1 SELECT STREAM ROWTIME, id, name FROM STREAM src': [
-            "p1",
-            "already exists in default",
-            "from other_db",
-            "another name",
-        ],
         "CREATE STREAM s1 (id INT)": ["s1", "already exists"],
         "CREATE OR REPLACE STREAM s1 (id INT)": ["s1", "p1", "write it"],
     }
@@ -294,6 +287,46 @@ def test_step_aggregation_pump_and_a_join_of_the_aggregated_stream(server: Serve
     server.execute("DROP PUMP busy_pump", "DROP PUMP agg_pump", "DROP STREAM busy", "DROP STREAM per_10s")
 
 
+APPS = {"app_a": 0, "app_b": 1}  # each application's pump keeps the ids of this parity
+
+
+def app_ids(server: Server, db: str) -> list[int]:
+    return [r[0] for r in server.query(f"SELECT id FROM {db}.DESTINATION_SQL_STREAM ORDER BY id")]
+
+
+def test_two_schemas_each_have_a_pump_of_one_name(server: Server, source) -> None:  # type: ignore[no-untyped-def]
+    """A pump is named within its schema (docs/server.md, "Pump names"): two applications, each in
+    its own database, each CREATE OR REPLACE PUMP "STREAM_PUMP" as most KDA applications name their
+    pump, and each runs its own. A bare name means the current database's pump; from a database with
+    none, a name two schemas have is an error that asks for the schema."""
+    for db, parity in APPS.items():
+        server.execute(
+            f"CREATE DATABASE IF NOT EXISTS {db}",
+            f"USE {db}",
+            'CREATE OR REPLACE STREAM "DESTINATION_SQL_STREAM" ("id" INTEGER)',
+            'CREATE OR REPLACE PUMP "STREAM_PUMP" AS INSERT INTO "DESTINATION_SQL_STREAM"\n'
+            f'SELECT STREAM "id" FROM default.src WHERE MOD("id", 2) = {parity}',
+        )
+    written = server.ids("s1")  # every id src has had so far
+    for db, parity in APPS.items():
+        want = [i for i in written if i % 2 == parity]
+        wait_until(lambda db=db, want=want: app_ids(server, db) == want, what=f"{db}'s STREAM_PUMP")
+    shown = [(r[0], r[1], r[-1]) for r in server.query("SHOW PUMPS") if r[0] == "STREAM_PUMP"]
+    assert shown == [("STREAM_PUMP", "RUNNING", "app_a"), ("STREAM_PUMP", "RUNNING", "app_b")]
+    message = error_of(server, 'ALTER PUMP "STREAM_PUMP" STOP')
+    assert "several schemas (app_a, app_b)" in message and '"schema"."STREAM_PUMP"' in message
+    described = dict(server.query('DESCRIBE PUMP "app_b"."STREAM_PUMP"'))
+    assert described["schema"] == "app_b" and described["query"].endswith("= 1")
+    # The current database's pump is the one a bare name means: app_a's stops, app_b's runs on.
+    server.execute("USE app_a", 'ALTER PUMP "STREAM_PUMP" STOP')
+    states = {r[-1]: r[1] for r in server.query("SHOW PUMPS") if r[0] == "STREAM_PUMP"}
+    assert states == {"app_a": "STOPPED", "app_b": "RUNNING"}
+    server.execute("USE app_a", 'ALTER PUMP "STREAM_PUMP" START')
+    # The first keeps the files a pump always had; the second is named by its schema too.
+    files = sorted(p.name for p in (server.state_dir / "pumps").iterdir() if "stream_pump" in p.name)
+    assert files == ["app_b~stream_pump.properties", "stream_pump.properties"]
+
+
 def test_pumps_come_back_after_a_restart(server: Server, source) -> None:  # type: ignore[no-untyped-def]
     server.execute("ALTER PUMP p2 STOP")
     server.stop()
@@ -304,3 +337,7 @@ def test_pumps_come_back_after_a_restart(server: Server, source) -> None:  # typ
     assert state["p1"]["state"] == "RUNNING" and state["p2"]["state"] == "STOPPED"
     wait_until(lambda: server.ids("s1")[-1] == 13, what="p1 to run after the restart")
     assert server.ids("s1") == list(range(14))
+    # Each schema's STREAM_PUMP resumes from its own checkpoint: every id once, in its own stream.
+    wait_until(lambda: app_ids(server, "app_b")[-1:] == [13], what="app_b's STREAM_PUMP after the restart")
+    for db, parity in APPS.items():
+        assert app_ids(server, db) == [i for i in range(14) if i % 2 == parity]

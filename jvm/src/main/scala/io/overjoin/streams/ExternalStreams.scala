@@ -483,13 +483,13 @@ object PythonWorkerRetry extends Logging {
   /** Starts again the pumps that are FAILED because a Python worker did not start in time. */
   private def retryFailed(): Unit = PumpManager.all().foreach { d =>
     try {
-      val s = PumpManager.status(d.name)
+      val s = PumpManager.status(d)
       if (s.state == "FAILED" && Option(s.error).exists(transient)) {
         val n = retries.computeIfAbsent(d.key, _ => new AtomicLong()).incrementAndGet()
         if (n <= MaxRetries) {
           logWarning(s"overjoin: pump ${d.name} stopped because a Python worker did not start in time; " +
             s"starting it again (retry $n of $MaxRetries)")
-          PumpManager.alter(d.name, start = true)
+          PumpManager.alter(d, start = true)
         } else logWarning(s"overjoin: pump ${d.name}: a Python worker did not start in time, $n times; left FAILED")
       }
     } catch { case e: Throwable => logWarning(s"overjoin: restarting pump ${d.name} failed", e) }

@@ -76,15 +76,54 @@ object PumpManager extends Logging {
 
   private def pumpsDir = new File(stateDir, "pumps")
   private def checkpointsDir = new File(stateDir, "checkpoints")
-  private def defFile(name: String) = new File(pumpsDir, s"${PumpDefinition.key(name)}.properties")
+  private def defFile(key: String) = new File(pumpsDir, s"$key.properties")
   private def checkpoint(d: PumpDefinition) = new File(checkpointsDir, d.checkpointName)
 
   private def requireServer(): Unit =
     if (!isInitialized) throw new IllegalArgumentException(
       "pumps run in `overjoin server` (a pump outlives the session that creates it, so it needs a server to own it)")
 
-  def load(name: String): Option[PumpDefinition] =
-    if (!isInitialized) None else Some(defFile(name)).filter(_.isFile).map(PumpDefinition.load)
+  /** The pump whose files are named `key` ([[PumpDefinition.key]]). */
+  private def byKey(key: String): Option[PumpDefinition] =
+    if (!isInitialized) None else Some(defFile(key)).filter(_.isFile).map(PumpDefinition.load)
+
+  /** Pump `name` of database `db`. */
+  private def find(db: String, name: String): Option[PumpDefinition] = all().find(_.is(db, name))
+
+  /**
+   * The pump a statement names (docs/server.md, "Pump names"): `schema.name` is that schema's pump;
+   * a bare name is the current database's pump of that name, else the one pump of that name in any
+   * schema (pumps were the server's before they were the schema's, and a client of another database
+   * still names them so); a name several other schemas have is an error that asks for the schema.
+   */
+  def resolve(client: SparkSession, name: String, schema: Option[String]): Option[PumpDefinition] = schema match {
+    case Some(db) => find(db, name)
+    case None =>
+      find(client.catalog.currentDatabase, name).orElse {
+        all().filter(_.name.equalsIgnoreCase(name)) match {
+          case Seq() => None
+          case Seq(one) => Some(one)
+          case several => throw new IllegalArgumentException(
+            s"pump $name is in several schemas (${several.map(d => SchemaNames.shown(root, d.member)).sorted.mkString(", ")}) " +
+              s"and none is the current one: name it with its schema, as \"schema\".\"${name.replace("\"", "\"\"")}\"")
+        }
+      }
+  }
+
+  private def mustResolve(client: SparkSession, name: String, schema: Option[String]): PumpDefinition =
+    resolve(client, name, schema).getOrElse(throw new IllegalArgumentException(
+      s"pump ${schema.map(db => SchemaNames.shown(root, db) + ".").getOrElse("")}$name does not exist"))
+
+  /**
+   * The key a new pump `name` of database `db` gets: its name in lower case, as before pumps were
+   * named per schema, unless another schema's pump has that key; then the schema's and the name's.
+   */
+  private def newKey(db: String, name: String): String = {
+    val plain = PumpDefinition.key(name)
+    if (!defFile(plain).exists()) plain
+    else Iterator.from(1).map(i => PumpDefinition.qualifiedKey(db, name) + (if (i == 1) "" else s"~$i"))
+      .find(k => !defFile(k).exists()).get
+  }
 
   def all(): Seq[PumpDefinition] =
     if (!isInitialized) Nil
@@ -100,7 +139,7 @@ object PumpManager extends Logging {
     clocks.values().forEach { case (streams, clock) => if (streams(t)) clock.wake() }
   }
 
-  /** Pumps whose target is `table` (a qualified name). */
+  /** Pumps whose target is `table` (a qualified name), by name. */
   def writersOf(table: String): Seq[String] = all().filter(_.target.equalsIgnoreCase(table)).map(_.name)
 
   private def onStarter[T](body: => T): T = {
@@ -121,25 +160,21 @@ object PumpManager extends Logging {
       s"pump $name: the target ${Streams.shown(client, targetId)} is not a stream a pump can write " +
         "(it must be made by CREATE STREAM without WITH, or over a source such as kinesis)")
     val member = schema.map(s => Streams.database(client, s))
-    val old = load(name)
-    if (old.isDefined && !replace) throw new IllegalArgumentException(
-      s"pump $name already exists (use CREATE OR REPLACE PUMP, or DROP PUMP $name)")
     val database = client.catalog.currentDatabase
     val qualifiedTarget = Streams.qualified(targetId)
     val fresh = PumpDefinition(name, database, qualifiedTarget, columns, query.trim, conf, started, 1L, member)
-    // A pump's name is the server's, not its database's: CREATE OR REPLACE PUMP "STREAM_PUMP" of a
-    // second application must not silently replace the first one's (docs/server.md, "Pumps").
-    old.filterNot(_.member.equalsIgnoreCase(fresh.member)).foreach { o =>
-      throw new IllegalArgumentException(
-        s"pump $name already exists in ${SchemaNames.shown(root, o.member)}, and this statement would replace it from " +
-          s"${SchemaNames.shown(root, fresh.member)}: a pump's name is the server's, so give this pump another name " +
-          s"(or DROP PUMP $name first, if that one is to go)")
-    }
+    // A pump is named within its schema: CREATE OR REPLACE PUMP "STREAM_PUMP" of a second
+    // application is a pump of its own, beside the first one's (docs/server.md, "Pump names").
+    val old = find(fresh.member, name)
+    if (old.isDefined && !replace) throw new IllegalArgumentException(
+      s"pump $name already exists in ${SchemaNames.shown(root, fresh.member)} (use CREATE OR REPLACE PUMP, or DROP PUMP $name)")
     val same = old.exists(o => o.database == fresh.database && o.target.equalsIgnoreCase(fresh.target) &&
       o.columns == fresh.columns && o.query == fresh.query && o.conf == fresh.conf)
+    val key = old.map(_.key).getOrElse(newKey(fresh.member, name))
     val d = fresh.copy(
       name = old.map(_.name).filter(_ => same).getOrElse(name),
-      generation = old.map(o => if (same) o.generation else o.generation + 1).getOrElse(1L))
+      generation = old.map(o => if (same) o.generation else o.generation + 1).getOrElse(1L),
+      storedKey = Some(key).filter(_ != PumpDefinition.key(name)))
     // Analysis errors reach the client here, before anything changes.
     try onStarter(plan(d)) catch {
       case e: IllegalArgumentException => throw e
@@ -189,18 +224,17 @@ object PumpManager extends Logging {
       item.name match {
         case None => all().filter(_.member.equalsIgnoreCase(db.get)).foreach(d => out(d.key) = d)
         case Some(n) =>
-          val d = load(n).filter(p => db.forall(_.equalsIgnoreCase(p.member))).getOrElse(
-            throw new IllegalArgumentException(s"pump ${item.shown} does not exist"))
+          val d = resolve(client, n, db).getOrElse(throw new IllegalArgumentException(s"pump ${item.shown} does not exist"))
           out(d.key) = d
       }
     }
     out.values.toSeq
   }
 
-  /** Starts or stops the pump `name` (the server's own retries). */
-  def alter(name: String, start: Boolean): Unit = synchronized {
+  /** Starts or stops pump `d` (the server's own retries), as it is defined now. */
+  def alter(d: PumpDefinition, start: Boolean): Unit = synchronized {
     requireServer()
-    alterOne(load(name).getOrElse(throw new IllegalArgumentException(s"pump $name does not exist")), start)
+    alterOne(byKey(d.key).getOrElse(throw new IllegalArgumentException(s"pump ${d.name} does not exist")), start)
   }
 
   /** `ALTER PUMP item {, item} START | STOP` (s-Server's list: names, `"s"."p"`, `"s".*`). */
@@ -220,18 +254,22 @@ object PumpManager extends Logging {
     logInfo(s"pump ${d.name} ${if (start) "started" else "stopped"}")
   }
 
-  def drop(name: String, ifExists: Boolean, schema: Option[String] = None): Unit = synchronized {
+  /** `DROP PUMP [IF EXISTS] [schema.]name`; `schema` is a database. */
+  def drop(client: SparkSession, name: String, ifExists: Boolean, schema: Option[String]): Unit = synchronized {
     requireServer()
-    load(name).filter(d => schema.forall(_.equalsIgnoreCase(d.member))) match {
-      case None => if (!ifExists) throw new IllegalArgumentException(
-        s"pump ${schema.map(db => SchemaNames.shown(root, db) + ".").getOrElse("")}$name does not exist")
-      case Some(d) =>
-        stopQuery(d.key)
-        startErrors.remove(d.key)
-        defFile(d.name).delete()
-        deleteRecursively(checkpoint(d))
-        logInfo(s"pump ${d.name} dropped")
+    resolve(client, name, schema) match {
+      case None => if (!ifExists) mustResolve(client, name, schema)
+      case Some(d) => drop(d)
     }
+  }
+
+  /** Stops pump `d` and removes it with its checkpoint; the rows it wrote stay. */
+  def drop(d: PumpDefinition): Unit = synchronized {
+    stopQuery(d.key)
+    startErrors.remove(d.key)
+    defFile(d.key).delete()
+    deleteRecursively(checkpoint(d))
+    logInfo(s"pump ${d.queryName} dropped")
   }
 
   /** Whether pump `d`'s query runs now. */
@@ -279,7 +317,7 @@ object PumpManager extends Logging {
     val id = Streams.identifier(root, table)
     val wanted = Streams.qualified(id).toLowerCase
     val readers = running.toSeq.filter { case (_, r) => r.query.isActive && r.tables(wanted) }.flatMap { case (key, _) =>
-      load(key).toSeq
+      byKey(key).toSeq
     }
     readers.foreach { d =>
       stopQuery(d.key)
@@ -317,10 +355,14 @@ object PumpManager extends Logging {
 
   def status(): Seq[Status] = synchronized { all().map(statusOf) }
 
-  def status(name: String): Status = synchronized {
+  /** `DESCRIBE PUMP [schema.]name`; `schema` is a database. */
+  def status(client: SparkSession, name: String, schema: Option[String]): Status = synchronized {
     requireServer()
-    statusOf(load(name).getOrElse(throw new IllegalArgumentException(s"pump $name does not exist")))
+    statusOf(mustResolve(client, name, schema))
   }
+
+  /** Pump `d`'s status now (the server's own retries). */
+  def status(d: PumpDefinition): Status = synchronized { statusOf(byKey(d.key).getOrElse(d)) }
 
   private def statusOf(d: PumpDefinition): Status = {
     val r = running.get(d.key)
@@ -389,10 +431,10 @@ object PumpManager extends Logging {
     val (df, project, target) = plan(d)
     val targetName = Streams.qualified(target.identifier)
     val sink: PumpOutput =
-      if (ExternalStreams.isExternal(target)) new ExternalSink(d.name, target, project)
-      else new PumpSink(d.name, d.filePrefix, target.location.toString, project, () => written(targetName))
+      if (ExternalStreams.isExternal(target)) new ExternalSink(d.queryName, target, project)
+      else new PumpSink(d.queryName, d.filePrefix, target.location.toString, project, () => written(targetName))
     val clock = new PumpClock
-    val q = PumpQueries.start(df, d.name, checkpoint(d).getAbsolutePath, Trigger.ProcessingTime(triggerMillis), clock, sink)
+    val q = PumpQueries.start(df, d.queryName, checkpoint(d).getAbsolutePath, Trigger.ProcessingTime(triggerMillis), clock, sink)
     val analyzed = df.queryExecution.analyzed
     val tables = analyzed.collect {
       case r: org.apache.spark.sql.execution.datasources.LogicalRelation if !r.isStreaming => r.catalogTable.toSeq

@@ -320,7 +320,7 @@ case class DropSchemaCommand(name: String, ifExists: Boolean, cascade: Boolean) 
       s"schema ${SchemaNames.quoted(name)} is not empty: it holds ${
         (pumps.map(p => s"pump ${p.name}") ++ objects.map(o => s"stream or table $o")).mkString(", ")}: drop them first, " +
         "or write DROP SCHEMA ... CASCADE to drop it with everything in it")
-    pumps.foreach(d => PumpManager.drop(d.name, ifExists = true))
+    pumps.foreach(PumpManager.drop)
     session.sql(s"DROP DATABASE ${StreamStatementParser.quoteIfNeeded(db)} CASCADE")
     if (session.catalog.currentDatabase.equalsIgnoreCase(db)) session.sql("USE default")
     Nil
@@ -411,29 +411,35 @@ case class ResetStreamCommand(items: Seq[ObjectRef]) extends LeafRunnableCommand
 /** `DROP PUMP [IF EXISTS] [schema.]name`: a running pump is stopped first; the rows it wrote stay. */
 case class DropPumpCommand(name: String, ifExists: Boolean, inSchema: Option[String] = None) extends LeafRunnableCommand {
   override def run(session: SparkSession): Seq[Row] = {
-    PumpManager.drop(name, ifExists, inSchema.map(s => Streams.database(session, s)))
+    PumpManager.drop(session, name, ifExists, inSchema.map(s => Streams.database(session, s)))
     Nil
   }
 }
 
-/** `SHOW PUMPS`. */
+/**
+ * `SHOW PUMPS`: every pump of the server, by name and then schema (a pump is named within its
+ * schema, so two schemas may each have one of a name; the last column says whose it is).
+ */
 case class ShowPumpsCommand() extends LeafRunnableCommand {
   override val output: Seq[Attribute] = Seq(Cols.string("name"), Cols.string("state"), Cols.string("target"),
     Cols.bool("idle"), Cols.long("rows_out"), Cols.long("late_rows"), Cols.string("watermark"),
-    Cols.long("batch"), Cols.string("error"), Cols.long("last_batch_ms"), Cols.long("output_lag_ms"))
+    Cols.long("batch"), Cols.string("error"), Cols.long("last_batch_ms"), Cols.long("output_lag_ms"),
+    Cols.string("schema"))
 
-  override def run(session: SparkSession): Seq[Row] = PumpManager.status().map { s =>
-    Row(s.d.name, s.state, Streams.shown(session, Streams.identifier(session, s.d.target)), s.idle, s.rowsOut,
-      s.lateRows, s.watermark, s.batch, s.error, s.lastBatchMillis, s.outputLagMillis)
-  }
+  override def run(session: SparkSession): Seq[Row] =
+    PumpManager.status().sortBy(s => (s.d.name.toLowerCase(java.util.Locale.ROOT), s.d.member.toLowerCase(java.util.Locale.ROOT)))
+      .map { s =>
+        Row(s.d.name, s.state, Streams.shown(session, Streams.identifier(session, s.d.target)), s.idle, s.rowsOut,
+          s.lateRows, s.watermark, s.batch, s.error, s.lastBatchMillis, s.outputLagMillis, SchemaNames.shown(session, s.d.member))
+      }
 }
 
-/** `DESCRIBE PUMP name`: one row per property. */
-case class DescribePumpCommand(name: String) extends LeafRunnableCommand {
+/** `DESCRIBE PUMP [schema.]name`: one row per property. */
+case class DescribePumpCommand(name: String, inSchema: Option[String] = None) extends LeafRunnableCommand {
   override val output: Seq[Attribute] = Seq(Cols.string("property"), Cols.string("value"))
 
   override def run(session: SparkSession): Seq[Row] = {
-    val s = PumpManager.status(name)
+    val s = PumpManager.status(session, name, inSchema.map(x => Streams.database(session, x)))
     val (partitions, from) = PumpManager.shufflePartitions(s.d)
     Seq(
       "name" -> s.d.name, "state" -> s.state, "target" -> Streams.shown(session, Streams.identifier(session, s.d.target)),
@@ -441,7 +447,7 @@ case class DescribePumpCommand(name: String) extends LeafRunnableCommand {
       "schema" -> SchemaNames.shown(session, s.d.member),
       "generation" -> s.d.generation.toString, "idle" -> s.idle.toString, "rows_out" -> s.rowsOut.toString,
       "late_rows" -> s.lateRows.toString, "watermark" -> s.watermark,
-      "bad_records" -> BadRecords.total(s.d.name).toString, "bad_record_sample" -> BadRecords.sample(s.d.name),
+      "bad_records" -> BadRecords.total(s.d.queryName).toString, "bad_record_sample" -> BadRecords.sample(s.d.queryName),
       "batch" -> Option(s.batch).map(_.toString).orNull, "error" -> s.error,
       "last_batch_ms" -> Option(s.lastBatchMillis).map(_.toString).orNull,
       "output_lag_ms" -> Option(s.outputLagMillis).map(_.toString).orNull,

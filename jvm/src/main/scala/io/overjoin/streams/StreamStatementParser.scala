@@ -16,7 +16,7 @@ import io.overjoin.parser.{Lexer, Token, TokenKind}
  *   CREATE OR REPLACE SCHEMA name [DESCRIPTION '...']     SET SCHEMA 'name'     SET PATH 'name {, name}'
  *   DROP SCHEMA [IF EXISTS] "name" [CASCADE | RESTRICT]   (a double-quoted name: Spark's own DROP SCHEMA otherwise)
  *   DROP PUMP [IF EXISTS] [schema.]name          DROP STREAM [IF EXISTS] [schema.]name
- *   SHOW STREAMS     SHOW PUMPS         DESCRIBE PUMP name
+ *   SHOW STREAMS     SHOW PUMPS         DESCRIBE PUMP [schema.]name
  *   CREATE [OR REPLACE] REFERENCE TABLE name (col type [MAPPING '...'], ...) WITH (key = 'value', ...)
  *   REFRESH REFERENCE TABLE name
  * }}}
@@ -106,8 +106,8 @@ object StreamStatementParser {
       Some(if (w(1, "PUMPS")) ShowPumpsCommand() else ShowStreamsCommand())
     } else if ((w(0, "DESCRIBE") || w(0, "DESC")) && w(1, "PUMP") && tokens.length > 2) { // `DESC pump`: a table
       c.pos = 2
-      val name = c.name("pump name")
-      c.end(); Some(DescribePumpCommand(name))
+      val (schema, name) = c.schemaAndName("pump name")
+      c.end(); Some(DescribePumpCommand(name, schema))
     } else None
   }
 
