@@ -1,11 +1,12 @@
 """Kinesis Data Analytics' and s-Server's functions and operators that Spark SQL lacks or means
 differently (docs/syntax.md, "KDA and s-Server functions"): `SIMILAR TO`, `TSDIFF`,
-`CHAR_TO_TIMESTAMP` and its kin, `REGEX_REPLACE`, `CURRENT_ROW_TIMESTAMP`, `MONOTONIC`, and
-`UNIX_TIMESTAMP`/`TO_TIMESTAMP` in milliseconds inside a streaming block.
+`CHAR_TO_TIMESTAMP` and its kin, `REGEX_REPLACE`, `CURRENT_ROW_TIMESTAMP`, `MONOTONIC`, the log
+parsers, and `UNIX_TIMESTAMP`/`TO_TIMESTAMP` in milliseconds inside a streaming block.
 
 Oracles: published results (Amazon Redshift's SIMILAR TO examples, which follow the SQL standard
 as KDA does), Spark's own `LIKE` (an independent implementation of `%` and `_`) on generated
-patterns and values, and Python's `datetime`, `calendar` and `re` on generated inputs.
+patterns and values, and Python's `datetime`, `calendar` and `re` on generated inputs; W3C_LOG_PARSE against log lines written
+from generated fields by the format (the parse must give back the fields the line was written from).
 """
 
 from __future__ import annotations
@@ -416,3 +417,106 @@ def test_integer_division_in_a_streaming_block(spark) -> None:
     plain = spark.sql("SELECT a, a / 2 AS a2 FROM divisions").collect()
     assert all(r["a2"] == r["a"] / 2 for r in plain)
     assert spark.sql("SELECT STREAM 5 / 2 AS x, (SELECT 5 / 2) AS y FROM divisions LIMIT 1").first() == (2, 2.5)
+
+
+# ---- W3C_LOG_PARSE ------------------------------------------------------------------------------
+
+#: The formats KDA names (its SQL reference, "W3C Predefined Formats") as Apache writes them, and two
+#: of a server's own: each line a test writes follows one of these.
+W3C_FORMATS = {
+    "COMMON": '%h %l %u %t "%r" %>s %b',
+    "common with vhost": '%v %h %l %u %t "%r" %>s %b',
+    "NCSA EXTENDED": '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"',
+    "REFERER": "%{Referer}i -> %U",
+    "AGENT": "%{User-agent}i",
+    '%a %{X-Forwarded-For}i [%{%d/%b/%Y:%H:%M:%S %z}t] "%m" %D %>s %B': None,
+    '%h %l %u %t \\"%r\\" %>s %b %%': None,  # quotes as Apache's LogFormat writes them, and a literal %
+}
+
+
+def w3c_fields(fmt: str) -> list[tuple[str, str]]:
+    """The specifiers of an Apache format, in order, as (kind, letter): kind "quoted" (between double
+    quotes in the format), "argument" (``%{...}x``) or "plain"."""
+    out = []
+    for m in re.finditer(r"%%|%[<>!,0-9]*(\{[^}]*\})?([a-zA-Z])", fmt):
+        if m.group(0) == "%%":
+            continue
+        before, after = fmt[m.start() - 1 : m.start()], fmt[m.end() : m.end() + 1]
+        kind = "quoted" if before == '"' and after == '"' else "argument" if m.group(1) else "plain"
+        out.append((kind, m.group(2)))
+    return out
+
+
+def w3c_value(rng: random.Random, kind: str, letter: str, last: bool) -> str:
+    """A field a server could write there: a request line with spaces and escaped quotes between
+    quotes, a bracketed time for %t, a header (spaces only where it ends the line), else a token or -."""
+    if kind == "quoted":
+        words = ["GET", "/a b.gif", 'x\\"y\\"', "HTTP/1.1", "-", "q=1&r=2", ""]
+        return " ".join(rng.choice(words) for _ in range(rng.randint(0, 4)))
+    if letter == "t" and kind == "plain":
+        t = datetime(2004, 5, 24) + timedelta(seconds=rng.randint(0, 10**7))
+        return t.strftime("[%d/%b/%Y:%H:%M:%S ") + rng.choice(["-0700", "+0000", "+0530"]) + "]"
+    if letter == "t":
+        return (datetime(2004, 5, 24) + timedelta(seconds=rng.randint(0, 10**7))).strftime("%d/%b/%Y:%H:%M:%S -0700")
+    if kind == "argument":
+        agents = ["Mozilla/5.0 (X11; Linux x86_64)", "curl/8.1", "-"] if last else ["http://x.org/p?q=1", "-"]
+        return rng.choice(agents)
+    return rng.choice(["-", "192.168.254.30", "John", "304", "0", "2326", str(rng.randint(0, 10**6)), "www.x.org"])
+
+
+def w3c_line(rng: random.Random, fmt: str) -> tuple[str, list[str]]:
+    """A log line written by ``fmt`` from generated fields, and the fields."""
+    fields = w3c_fields(fmt)
+    values = [w3c_value(rng, k, c, i == len(fields) - 1) for i, (k, c) in enumerate(fields)]
+    it = iter(values)
+    line = re.sub(r"%%|%[<>!,0-9]*(\{[^}]*\})?[a-zA-Z]", lambda m: "%" if m.group(0) == "%%" else next(it), fmt)
+    return line, values
+
+
+def test_w3c_log_parse_gives_back_the_fields_a_line_was_written_from(spark) -> None:
+    """KDA's W3C_LOG_PARSE on lines written from generated fields by each predefined format and two
+    of a server's own: COLUMN1 to COLUMNn are the fields as the line holds them (%t with its brackets,
+    a request without its quotes, '-' kept), whatever the format's name's case, with the format's
+    quotes written as Apache's configuration writes them (\\") too; a line without a bracket or a
+    quote its format has is NULL."""
+    rng = random.Random(38)
+    for name, written in W3C_FORMATS.items():
+        fmt = (written or name).replace('\\"', '"')
+        lines = [w3c_line(rng, fmt) for _ in range(40)]
+        # Without its first [ or " (where the format has one) a line follows the format no more.
+        opener = next((c for c in fmt if c in '["'), None)
+        broken = [line.replace(opener, "", 1) for line, _ in lines[:8]] if opener else []
+        literal = sql_string(name)
+        values = ", ".join(f"({i}, {sql_string(line)})" for i, line in enumerate([x for x, _ in lines] + broken))
+        got = spark.sql(
+            f"SELECT i, W3C_LOG_PARSE(s, {literal}) AS r FROM VALUES {values} AS t(i, s) ORDER BY i"
+        ).collect()
+        n = len(w3c_fields(fmt))
+        for row in got[: len(lines)]:
+            line, want = lines[row["i"]]
+            assert row["r"] is not None and list(row["r"]) == want, (name, line)
+            assert row["r"].__fields__ == [f"COLUMN{j}" for j in range(1, n + 1)]
+        assert [row["r"] for row in got[len(lines) :]] == [None] * len(broken), name
+
+
+def test_w3c_log_parse_reads_a_subquerys_row_as_kda_does(spark) -> None:
+    """The developer guide's form: ``FROM (SELECT STREAM W3C_LOG_PARSE("log", 'COMMON') FROM s) AS l(r)``
+    then ``l.r.COLUMN1`` ...; a format that is none, and IIS's (its fields are named in the log), are
+    refused naming the format and what to write instead."""
+    spark.createDataFrame(
+        [(datetime(2024, 1, 1), '10.1.2.3 - ann [01/Jan/2024:00:00:00 +0000] "GET /x HTTP/1.1" 200 -')],
+        "ROWTIME TIMESTAMP, log STRING",
+    ).createOrReplaceTempView("WEBLOG_STREAM")
+    got = spark.sql(
+        'SELECT STREAM l.r.COLUMN1, l.r.COLUMN4, l.r.COLUMN5, l.r.COLUMN7 FROM (SELECT STREAM W3C_LOG_PARSE("log", '
+        "'COMMON') FROM WEBLOG_STREAM) AS l(r)"
+    ).collect()
+    assert [tuple(r) for r in got] == [("10.1.2.3", "[01/Jan/2024:00:00:00 +0000]", "GET /x HTTP/1.1", "-")]
+    spaced = spark.sql("""SELECT W3C_LOG_PARSE('h  -  u   [t]  "r s"  1  2', 'COMMON') AS r""").first()["r"]
+    assert list(spaced) == ["h", "-", "u", "[t]", "r s", "1", "2"]  # a space of the format: one or more
+    with pytest.raises(AnalysisException, match="'CLF' is not a log format: name one of AGENT, COMMON"):
+        spark.sql("SELECT W3C_LOG_PARSE('x', 'CLF')").collect()
+    with pytest.raises(AnalysisException, match=r"IIS format is not supported.*VARIABLE_COLUMN_LOG_PARSE"):
+        spark.sql("SELECT W3C_LOG_PARSE('x', 'IIS')").collect()
+    with pytest.raises(AnalysisException, match="'%Z' at position 4 of '%h %Z' is not a format specifier"):
+        spark.sql("SELECT W3C_LOG_PARSE('x', '%h %Z')").collect()

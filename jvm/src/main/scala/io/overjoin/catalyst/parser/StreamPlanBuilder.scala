@@ -157,6 +157,13 @@ object StreamPlanBuilder {
     // block's ROWTIME as a last column, so that it is a stream input with a rowtime.
     def implicitRowtime(q: LogicalPlan, plainToo: Boolean): LogicalPlan = q match {
       case a: SubqueryAlias => a.copy(child = implicitRowtime(a.child, plainToo))
+      // `AS l(r)`, KDA's way to name a subquery's one column (W3C_LOG_PARSE's row): the ROWTIME
+      // gets its own name in the list. Only where it is sure to be there (a SELECT STREAM block's):
+      // a plain SELECT's may resolve to nothing, and the list must match the columns.
+      case u: org.apache.spark.sql.catalyst.analysis.UnresolvedSubqueryColumnAliases
+          if !u.outputColumnNames.exists(_.equalsIgnoreCase("ROWTIME")) =>
+        val inner = implicitRowtime(u.child, plainToo = false)
+        if (inner eq u.child) u else u.copy(outputColumnNames = u.outputColumnNames :+ "ROWTIME", child = inner)
       case f: CursorFunctionInput => f.copy(child = implicitRowtime(f.child, plainToo))
       case d: StreamDistinct => d.copy(child = implicitRowtime(d.child, plainToo))
       // A WINDOW clause (a sliding window's named window) sits above the select list.

@@ -45,6 +45,11 @@ object KdaFunctions {
       "`string` split at `delimiter` into a row: `columns` is a count (COLUMN1 to COLUMNn) or a list " +
       "'name TYPE type, ...'.", Seq(3, 4, 5),
       args => VariableColumnLogParse(args)),
+    ("W3C_LOG_PARSE", "W3C_LOG_PARSE(string, format) - a web server's log line read by its Apache log " +
+      "`format` (a constant: COMMON, COMMON WITH VHOST, NCSA EXTENDED, REFERER, AGENT, or the format itself, " +
+      "such as '%h %l %u %t \"%r\" %>s %b') into a row, COLUMN1 to COLUMNn, one per specifier; NULL when it " +
+      "does not follow the format.", Seq(2),
+      args => W3cLogParse(args(0), args(1))),
     ("MONOTONIC", "MONOTONIC(expr) - `expr` itself (Kinesis Data Analytics declares with it that `expr` " +
       "only grows; Spark needs no such declaration).", Seq(1),
       args => args.head)

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types.{AbstractDataType, DataType, NullType, StringType, StructField, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
-// Kinesis Data Analytics' log parsers: REGEX_LOG_PARSE and VARIABLE_COLUMN_LOG_PARSE.
+// Kinesis Data Analytics' log parsers: REGEX_LOG_PARSE, VARIABLE_COLUMN_LOG_PARSE and W3C_LOG_PARSE.
 
 /**
  * KDA's `REGEX_LOG_PARSE(string, regex)`: a row of the regular expression's groups, `COLUMN1` to
@@ -150,5 +150,112 @@ object VariableColumnLogParse {
     }
     out += field.toString
     out.toSeq
+  }
+}
+
+/**
+ * KDA's `W3C_LOG_PARSE(string, format)`: a web server's log line read by its Apache log format
+ * into a row, one VARCHAR column per format specifier, `COLUMN1` to `COLUMNn`, each the field's
+ * text as the log holds it (`%t` with its brackets, `-` where the server wrote one); NULL when
+ * the line does not follow the format. `format` is a constant: a predefined name (COMMON,
+ * COMMON WITH VHOST, NCSA EXTENDED, REFERER, AGENT) or the Apache format itself
+ * (`'%h %l %u %t "%r" %>s %b'`). docs/syntax.md, "KDA and s-Server functions".
+ */
+case class W3cLogParse(left: Expression, right: Expression)
+  extends BinaryExpression with ImplicitCastInputTypes with CodegenFallback {
+  override def inputTypes: Seq[AbstractDataType] = Seq(StringType, StringType)
+  override def nullable: Boolean = true
+  override def prettyName: String = "w3c_log_parse"
+
+  @transient private lazy val compiled: (Pattern, Int) = W3cLogParse.compile(right.eval().toString)
+
+  override def checkInputDataTypes(): TypeCheckResult = {
+    val types = super.checkInputDataTypes()
+    if (types.isFailure) types
+    else if (!right.foldable || right.eval() == null) TypeCheckResult.TypeCheckFailure(
+      "W3C_LOG_PARSE takes its format as a constant string ('COMMON', or an Apache log format such as " +
+        "'%h %l %u %t \"%r\" %>s %b'): its specifiers are the row's columns")
+    else try { W3cLogParse.compile(right.eval().toString); TypeCheckResult.TypeCheckSuccess } catch {
+      case e: IllegalArgumentException => TypeCheckResult.TypeCheckFailure(s"W3C_LOG_PARSE: ${e.getMessage}")
+    }
+  }
+
+  override def dataType: DataType = StructType((1 to compiled._2).map(i => StructField(s"COLUMN$i", StringType)))
+
+  override protected def nullSafeEval(s: Any, f: Any): Any = {
+    val m = compiled._1.matcher(s.toString.trim)
+    if (!m.matches()) null
+    else new GenericInternalRow((1 to m.groupCount()).map(i => UTF8String.fromString(m.group(i)): Any).toArray)
+  }
+
+  override protected def withNewChildrenInternal(l: Expression, r: Expression): W3cLogParse = copy(left = l, right = r)
+}
+
+object W3cLogParse {
+  /** KDA's predefined formats (its SQL reference, "W3C Predefined Formats"), by name. */
+  val Predefined: Map[String, String] = Map(
+    "COMMON" -> "%h %l %u %t \"%r\" %>s %b",
+    "COMMON WITH VHOST" -> "%v %h %l %u %t \"%r\" %>s %b",
+    "NCSA EXTENDED" -> "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-agent}i\"",
+    "REFERER" -> "%{Referer}i -> %U",
+    "AGENT" -> "%{User-agent}i")
+
+  /** The specifier letters of Apache's mod_log_config that KDA lists. */
+  private val Letters = "aABbCDefhHilmnopPqrsTtuUvVXIO".toSet
+
+  /**
+   * `format` (a predefined name or an Apache format) as a regular expression with one group per
+   * specifier, and the number of groups. A field between double quotes in the format is the text up
+   * to the closing quote (a `\"` inside it included); `%t` is `[...]`; a specifier with an
+   * argument (`%{User-agent}i`, `%{...}t`: text that may hold spaces) is as short as lets the rest
+   * of the line match (so, last, the rest of the line); any other field is text without spaces. A
+   * space in the format is one or more spaces in the line.
+   */
+  def compile(format: String): (Pattern, Int) = {
+    val name = format.trim.replaceAll("\\s+", " ").toUpperCase(java.util.Locale.ROOT)
+    if (name == "IIS") throw new IllegalArgumentException(
+      "the IIS format is not supported: an IIS log names its fields in its #Fields line, so read its lines with " +
+        "VARIABLE_COLUMN_LOG_PARSE(line, n, ' '), n the number of fields")
+    // `\"` is a quote, as Apache's LogFormat lines write the format ("%h %l %u %t \"%r\" %>s %b").
+    val spec = Predefined.getOrElse(name, format.replace("\\\"", "\""))
+    if (!spec.contains("%")) throw new IllegalArgumentException(
+      s"'$format' is not a log format: name one of ${Predefined.keys.toSeq.sorted.mkString(", ")}, or write an " +
+        "Apache log format such as '%h %l %u %t \"%r\" %>s %b'")
+    val re = new StringBuilder
+    var groups = 0
+    var i = 0
+    def literal(c: Char): Unit = if (c == ' ') re.append(" +") else re.append(Pattern.quote(c.toString))
+    while (i < spec.length) {
+      val c = spec.charAt(i)
+      if (c != '%') { literal(c); i += 1 }
+      else if (i + 1 < spec.length && spec.charAt(i + 1) == '%') { literal('%'); i += 2 }
+      else {
+        val start = i
+        i += 1
+        while (i < spec.length && "<>!,0123456789".indexOf(spec.charAt(i)) >= 0) i += 1
+        var argument = false
+        if (i < spec.length && (spec.charAt(i) == '{' || spec.charAt(i) == '[')) {
+          val close = if (spec.charAt(i) == '{') '}' else ']'
+          val end = spec.indexOf(close, i)
+          if (end < 0) throw new IllegalArgumentException(
+            s"the specifier at position ${start + 1} of '$spec' opens ${spec.charAt(i)} and does not close it")
+          argument = true
+          i = end + 1
+        }
+        if (i >= spec.length || !Letters(spec.charAt(i))) throw new IllegalArgumentException(
+          s"'${spec.substring(start, math.min(i + 1, spec.length))}' at position ${start + 1} of '$spec' is not a " +
+            "format specifier of Apache's log formats (such as %h, %t, %r, %>s, %b or %{User-agent}i)")
+        val letter = spec.charAt(i)
+        i += 1
+        val quoted = start > 0 && spec.charAt(start - 1) == '"' && i < spec.length && spec.charAt(i) == '"'
+        re.append(
+          if (quoted) "((?:[^\"\\\\]|\\\\.)*)"
+          else if (letter == 't' && !argument) "(\\[[^\\]]*\\])"
+          else if (argument) "(.*?)"
+          else "(\\S*)")
+        groups += 1
+      }
+    }
+    (Pattern.compile(re.toString, Pattern.DOTALL), groups)
   }
 }
