@@ -9,7 +9,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
 
-import io.overjoin.catalyst.plans.logical.{RowsWindow, RowtimeInput, StreamJoinOutput, TableInput, WindowedInput}
+import io.overjoin.catalyst.plans.logical.{RowsWindow, RowtimeInput, StreamJoinOutput, TableInput, WatermarkFence, WindowedInput}
 import io.overjoin.config.OverjoinConf
 import io.overjoin.errors.OverjoinErrors
 import io.overjoin.model.{RowsFrame, WindowTvf}
@@ -147,7 +147,10 @@ private[analysis] object InputRowtimes {
     }
   }
 
-  /** The stream's watermark on `rowtime`: its own declared one, or one with the session's lateness. */
+  /**
+   * The stream's watermark on `rowtime`: its own declared one, or one with the session's lateness;
+   * fenced ([[WatermarkFence]]) so that no filter of the query is pushed below it.
+   */
   private def watermark(child: LogicalPlan, rowtime: Attribute, source: String, latenessMicros: Long,
       monotonic: Boolean): LogicalPlan = {
     val delayKey = EventTimeWatermark.delayKey
@@ -158,14 +161,15 @@ private[analysis] object InputRowtimes {
       // unit) gives that rule.
       child.transformUp {
         case e: EventTimeWatermark if e.eventTime.exprId == rowtime.exprId =>
-          e.copy(delay = new CalendarInterval(e.delay.months, e.delay.days, e.delay.microseconds + 1000L))
+          WatermarkFence(e.copy(delay = new CalendarInterval(e.delay.months, e.delay.days, e.delay.microseconds + 1000L)))
       }
     } else if (declared.nonEmpty && monotonic) {
       // Spark allows one watermark per stream, and this input's rows have theirs already: a query
       // that only projects and filters them gives it up to the column declared MONOTONIC
       // (docs/semantics.md §11); one that holds state by it (a window, a join) keeps it.
       withoutWatermarks(child) match {
-        case Some(plain) => EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain)
+        case Some(plain) =>
+          WatermarkFence(EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain))
         case None => throw OverjoinErrors.monotonicAfterWatermark(source, rowtime.name, declared.map(_.name).mkString(", "))
       }
     } else if (declared.nonEmpty) {
@@ -180,13 +184,14 @@ private[analysis] object InputRowtimes {
       // (two fail as a redefinition once rows flow), so this one replaces it. One that holds state
       // keeps its own, and Spark says so.
       val plain = withoutWatermarks(child).getOrElse(child)
-      EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain)
+      WatermarkFence(EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain))
     }
   }
 
   /** `p` without its watermarks, when nothing between them and `p`'s top keeps state; else None. */
   private def withoutWatermarks(p: LogicalPlan): Option[LogicalPlan] = p match {
     case e: EventTimeWatermark => Some(e.child)
+    case f: WatermarkFence => withoutWatermarks(f.child)
     case _: Project | _: Filter | _: SubqueryAlias | _: StreamJoinOutput | _: View =>
       val children = p.children.map(withoutWatermarks)
       if (children.forall(_.isDefined)) Some(p.withNewChildren(children.map(_.get))) else None

@@ -33,6 +33,8 @@ case class WindowedJoinStrategy(session: SparkSession) extends Strategy {
         Some(StreamContext.stateInfo(session, s.opIndex)), planLater(s.child)) :: Nil
     case s: StaggerAssign => StaggerReplayExec(s.keys, s.rowtime, s.sizeMicros, s.start, s.end, planLater(s.child)) :: Nil
     case o: OrderWithinBatch => OrderWithinBatchExec(o.order, planLater(o.child)) :: Nil
+    // Only the optimizer needed it (filters stay above the stream's watermark): no operator.
+    case f: io.overjoin.catalyst.plans.logical.WatermarkFence => planLater(f.child) :: Nil
     case a: AsofLookup =>
       AsofLookupExec(a.xKeys, a.yKeys, a.xTime, a.yTime, a.op, a.leftOuter, planLater(a.left), planLater(a.right)) :: Nil
     case _ => Nil
