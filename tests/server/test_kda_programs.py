@@ -53,11 +53,11 @@ def iso_micros(t: datetime) -> str:
 
 @pytest.fixture(autouse=True)
 def _pumps_dropped_after_each_test(server: Server):  # type: ignore[no-untyped-def]
-    """Each test's pumps go when it ends: pump names are the server's, and these programs, as KDA's
-    do, reuse theirs (STREAM_PUMP) from one database to the next."""
+    """Each test's pumps go when it ends, so that the server runs only the pumps of the test at hand
+    (each running pump costs a share of the two cores)."""
     yield
     for r in server.query("SHOW PUMPS"):
-        server.execute(f"DROP PUMP `{r[0]}`")
+        server.execute(f'DROP PUMP "{r[-1]}"."{r[0]}"')
 
 
 def run(server: Server, schema: str, setup: list[str], text: str) -> None:
@@ -124,6 +124,12 @@ AGENT_SOURCE = (
     'CREATE STREAM "SOURCE_SQL_STREAM_001" (CLIENT_IP VARCHAR(16), AGENT VARCHAR(32), BYTES INTEGER) '
     "WITH (format = 'json', path = '{folder}')"
 )
+
+#: Web servers' access log lines, one per record.
+ACCESS_LOG_SOURCE = (
+    "CREATE STREAM \"SOURCE_SQL_STREAM_001\" (\"access_line\" VARCHAR(256)) WITH (format = 'json', path = '{folder}')"
+)
+
 
 #: Machine-tool spindle speeds.
 SPINDLE_SOURCE = (
@@ -492,6 +498,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_continuous_filter_similar_to.sql": [FLIGHT_SOURCE],
     "kda_to_timestamp_epoch_millis.sql": [LOCKER_SOURCE],
     "kda_regex_log_parse_subquery.sql": [AGENT_SOURCE],
+    "kda_w3c_log_parse_common_then_failures_per_minute.sql": [ACCESS_LOG_SOURCE],
     "kda_random_cut_forest_sorted_by_score.sql": [SPINDLE_SOURCE],
     "kda_top_k_items_tumbling.sql": [CLICKS_SOURCE],
     "kda_count_distinct_items_tumbling.sql": [CLICKS_SOURCE],
@@ -506,8 +513,8 @@ SOURCES: dict[str, list[str]] = {
 
 def test_every_program_runs_statement_by_statement_over_jdbc(server: Server) -> None:
     """No statement of any program of the corpus or of examples/ fails when it is pasted as written,
-    and none of its pumps fails. Each program's pumps are dropped before the next program: pump names
-    are the server's (most KDA programs name theirs STREAM_PUMP)."""
+    and none of its pumps fails. Each program's pumps are dropped before the next program, so that
+    the server runs one program's pumps at a time."""
     programs = all_programs()
     assert {p.name for p in programs} == set(SOURCES), "a program without its sources here"
     pumped, failed = 0, []
@@ -523,7 +530,7 @@ def test_every_program_runs_statement_by_statement_over_jdbc(server: Server) -> 
         pumped += len(pumps)
         failed += [[path.name, *map(str, r)] for r in pumps if r[1] == "FAILED"]
         for r in pumps:
-            server.execute(f"DROP PUMP `{r[0]}`")
+            server.execute(f'DROP PUMP "{r[-1]}"."{r[0]}"')
     assert pumped >= len(programs) and not failed, json.dumps(failed)
 
 
@@ -836,6 +843,60 @@ def test_kda_regex_log_parse_program(server: Server) -> None:
     query = "SELECT agent, product, major FROM regex_parse.DESTINATION_SQL_STREAM"
     wait_until(lambda: len(server.query(query)) >= len(expected), what="the parsed rows")
     assert sorted(server.query(query), key=str) == sorted(expected, key=str)
+
+
+def test_kda_w3c_log_parse_program(server: Server) -> None:
+    """W3C_LOG_PARSE(col, 'COMMON') in a SELECT STREAM subquery named `AS w(logrow)` and read as
+    `w.logrow.COLUMN1`, as the developer guide's W3C_LOG_PARSE example writes it, into a stream of
+    VARCHARs; then a STEP count of the failed requests per status and minute of that stream, which
+    needs the subquery's rows to keep their ROWTIME through `AS w(logrow)`. Lines are written from
+    generated fields in the Common Log Format, so each parsed row must give back its line's fields
+    (the time with its brackets, the request without its quotes); a line that is not a log line
+    gives a row of NULLs. The counts are Python's `Counter` over the generated lines."""
+    rnd = random.Random(5510)
+    folder = server.state_dir.parent / "w3c_parse"
+    text = program("kda_w3c_log_parse_common_then_failures_per_minute.sql")
+    run(server, "w3c_parse", [ACCESS_LOG_SOURCE.format(folder=folder)], text)
+    t = at("09:00:00")
+    records: list[dict[str, str]] = []
+    parsed: list[tuple[str | None, ...]] = []
+    failures: Counter[tuple[datetime, str]] = Counter()
+    for i in range(60):
+        t += timedelta(seconds=rnd.randint(0, 9))
+        fields: tuple[str | None, ...] = (
+            rnd.choice(["10.0.0.7", "192.168.4.20", "edge-3.example.net"]),
+            "-",
+            rnd.choice(["-", "ana", "jo"]),
+            t.strftime("[%d/%b/%Y:%H:%M:%S +0000]"),
+            f"{rnd.choice(['GET', 'POST'])} /{rnd.choice(['', 'cart', 'img/a b.png'])} HTTP/1.1",
+            rnd.choice(["200", "200", "304", "404", "500", "503"]),
+            rnd.choice(["-", str(rnd.randint(1, 90000))]),
+        )
+        line = '{} {} {} {} "{}" {} {}'.format(*fields)
+        if i == 17:  # not a log line: a row of NULLs
+            line, fields = "health check ok", (None,) * 7
+        records.append({"ROWTIME": iso(t), "access_line": line})
+        parsed.append((fields[0], fields[2], fields[3], fields[4], fields[5], fields[6]))
+        status = fields[5]
+        if status is not None and status >= "400":
+            failures[(t.replace(second=0) + timedelta(minutes=1), status)] += 1
+    flush = t + timedelta(hours=1)  # closes every minute above
+    records.append(
+        {"ROWTIME": iso(flush), "access_line": f'10.0.0.7 - - [{flush:%d/%b/%Y:%H:%M:%S} +0000] "GET / HTTP/1.1" 200 1'}
+    )
+    parsed.append(("10.0.0.7", "-", f"[{flush:%d/%b/%Y:%H:%M:%S} +0000]", "GET / HTTP/1.1", "200", "1"))
+    assert len(failures) > 3
+    write_rows(folder, "records", records)
+    query = (
+        "SELECT client_host, client_user, logged_at, request_line, status_code, response_bytes "
+        "FROM w3c_parse.ACCESS_LOG_STREAM"
+    )
+    wait_until(lambda: len(server.query(query)) >= len(parsed), what="the parsed lines")
+    assert sorted(server.query(query), key=str) == sorted(parsed, key=str)
+    counted = "SELECT ROWTIME, status_code, failures FROM w3c_parse.FAILED_REQUESTS_STREAM"
+    expected = sorted((end, status, n) for (end, status), n in failures.items())
+    wait_until(lambda: len(server.query(counted)) >= len(expected), what="the failures per minute")
+    assert sorted(server.query(counted)) == expected
 
 
 # ---- RANDOM_CUT_FOREST, then a stream sorted per second, as in the developer guide's anomaly example
