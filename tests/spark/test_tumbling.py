@@ -215,6 +215,38 @@ def test_stream_emits_each_closed_window_once_as_replay_does(spark, seed: int) -
 
 
 @pytest.mark.streaming
+def test_rows_a_where_leaves_out_still_move_the_stream_time(spark) -> None:
+    """A stream's time is its rows', whether or not the query's WHERE keeps them (docs/semantics.md
+    §8): with ``WHERE v > 4`` a window closes as soon as any later row, kept or not, takes the
+    watermark past its end. The model's watermark after each batch is the latest rowtime of every
+    row fed so far, less the lateness; its groups are those of the kept rows. Later batches hold
+    only rows the WHERE leaves out, so every window closes on them alone."""
+    rng = random.Random(4242)
+    lateness = 5 * SEC
+    rows = sorted(generated_rows(rng, 90, timedelta(minutes=3), nulls=False), key=lambda r: r["ROWTIME"])
+    tail = [{"id": 1000 + i, "k": 0, "v": -1, "ROWTIME": rows[-1]["ROWTIME"] + i * 40 * SEC} for i in range(1, 6)]
+    batches = [rows[i : i + 15] for i in range(0, len(rows), 15)] + [[r] for r in tail]
+    floor = "STEP(s.ROWTIME BY INTERVAL '10' SECOND)"
+    sql = query("STREAM where_s", floor).replace("GROUP BY", "WHERE v > 4 GROUP BY")
+    src = make_stream(spark, "where_s", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
+    spark.conf.set("spark.overjoin.lateness", "5 seconds")
+    try:
+        run = run_stream(spark, sql, [{"where_s": b} for b in batches], {"where_s": src})
+    finally:
+        spark.conf.unset("spark.overjoin.lateness")
+    size = 10 * SEC
+    expected = model_rows([r for r in rows if r["v"] > 4], lambda t: (step_floor(t, size), step_floor(t, size) + size))
+    seen: list[Row] = []
+    emitted: list[tuple] = []
+    for fed, out in zip(batches, run.batches):
+        seen += fed
+        emitted += [tuple(r) for r in out]
+        mark = max(r["ROWTIME"] for r in seen) - lateness
+        assert sorted(emitted) == [g for g in expected if g[0] <= mark], fed[-1]["id"]
+    assert sorted(emitted) == expected  # the rows left out closed every window
+
+
+@pytest.mark.streaming
 @pytest.mark.parametrize("how", ["JOIN", "LEFT JOIN"])
 def test_stream_join_then_tumbling_aggregation(spark, how: str) -> None:
     """KDA apps aggregate joined streams: the join's ROWTIME feeds the window (a LEFT join's
