@@ -148,6 +148,22 @@ def test_a_stream_gives_the_scores_of_the_same_rows_as_a_table(spark):
     assert got == want
 
 
+def test_a_shingled_stream_gives_the_scores_of_the_same_rows_as_a_table(spark):
+    """A shingle of 4 (the last rows' points kept in state from one micro-batch to the next, as in
+    a published CloudTrail application's shingle of 20): the same scores as the rows as a table."""
+    shingled = PROGRAM.replace(")))", "), 60, 64, 1000, 4))")
+    rows = heart_rates(6, 240)
+    as_table(spark, "rcf_shingle_table", rows)
+    want = scores(spark.sql(shingled.format(source="rcf_shingle_table")).collect())
+    far = {"ROWTIME": T0 + timedelta(hours=1), "id": -1, "heartRate": 70, "rateType": "NORMAL"}
+    batches = [rows[i : i + 35] for i in range(0, len(rows), 35)] + [[far]]
+    src = make_stream(spark, "rcf_shingle", SCHEMA)
+    run = run_stream(spark, shingled.format(source="rcf_shingle"), [{"rcf_shingle": b} for b in batches],
+                     {"rcf_shingle": src})  # fmt: skip
+    got = {i: s for i, s in scores(run.rows).items() if i >= 0}
+    assert got == want and sum(1 for v in want.values() if v) > 150
+
+
 def test_a_stream_restarted_from_its_checkpoint_scores_as_if_it_never_stopped(spark):
     rows = heart_rates(4, 500)
     as_table(spark, "rcf_table2", rows)

@@ -35,7 +35,10 @@ private[overjoin] final class RandomCutForestScoring(call: RcfCall, rowtime: Int
     val forest = saved.flatMap(s => Option(s.getAs[Array[Byte]](0))).map(Forest.fromBytes)
       .getOrElse(Forest(call.trees, call.sampleSize, call.timeDecay.toDouble, numeric.length * call.shingleSize, Seed))
     val waiting = saved.map(_.getSeq[Row](1)).getOrElse(Seq.empty)
-    var shingle: Vector[Array[Double]] = saved.map(_.getSeq[Seq[Double]](2).map(_.toArray).toVector).getOrElse(Vector.empty)
+    // An array of arrays comes back from the state as a Seq of Spark's own (mutable) Seqs: read each
+    // as any Seq, not Scala's default immutable one (a cast that failed from the second micro-batch).
+    var shingle: Vector[Array[Double]] = saved.map(_.getSeq[scala.collection.Seq[Double]](2)
+      .map(_.toArray).toVector).getOrElse(Vector.empty)
     val all = waiting ++ values.map(_.asInstanceOf[Row])
     val (ready, later) = if (streaming) RowTimes.dueAtWatermark(all, rowtime, state) else (all, Seq.empty[Row])
     val out = ready.sortBy(r => (micros(r.get(rowtime)), r.toString)).map { r =>
