@@ -66,6 +66,8 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
 
     // Post-hoc: after the resolution batch has reached its fixed point, drop overjoin's markers
     // (no physical planner knows them) and say why anything overjoin left unbound is refused.
+    // A row of a streaming block that divides by zero is left out, as KDA did (before the markers go).
+    extensions.injectPostHocResolutionRule { _ => org.apache.spark.sql.overjoin.LeaveOutZeroDivisions }
     extensions.injectPostHocResolutionRule { _ => RemoveStreamJoinMarkers }
 
     // Optimizer and planner: overjoin's own join operator, numbered per query, planned with the
@@ -79,6 +81,7 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // Likewise the listener that counts records of external streams that did not decode.
     extensions.injectCheckRule { session =>
       io.overjoin.streams.BadRecords.ensureInstalled(session)
+      org.apache.spark.sql.overjoin.ZeroDivisions.ensureInstalled(session)
       io.overjoin.streams.PythonWorkerRetry.ensureInstalled(session)
       _ => ()
     }

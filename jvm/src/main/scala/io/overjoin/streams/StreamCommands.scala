@@ -448,6 +448,9 @@ case class DescribePumpCommand(name: String, inSchema: Option[String] = None) ex
       "generation" -> s.d.generation.toString, "idle" -> s.idle.toString, "rows_out" -> s.rowsOut.toString,
       "late_rows" -> s.lateRows.toString, "watermark" -> s.watermark,
       "bad_records" -> BadRecords.total(s.d.queryName).toString, "bad_record_sample" -> BadRecords.sample(s.d.queryName),
+      "error_rows" -> org.apache.spark.sql.overjoin.ZeroDivisions.total(s.d.queryName).toString,
+      "error_row_sample" -> Option(org.apache.spark.sql.overjoin.ZeroDivisions.sample(s.d.queryName))
+        .map(d => s"divided by zero: $d is 0").orNull,
       "batch" -> Option(s.batch).map(_.toString).orNull, "error" -> s.error,
       "last_batch_ms" -> Option(s.lastBatchMillis).map(_.toString).orNull,
       "output_lag_ms" -> Option(s.outputLagMillis).map(_.toString).orNull,
