@@ -131,6 +131,12 @@ ACCESS_LOG_SOURCE = (
 )
 
 
+#: Fuel stations' price reports.
+PRICE_SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" (station_id VARCHAR(8), grade VARCHAR(8), delta DOUBLE, price DOUBLE) '
+    "WITH (format = 'json', path = '{folder}')"
+)
+
 #: Machine-tool spindle speeds.
 SPINDLE_SOURCE = (
     'CREATE STREAM "SPINDLE_SQL_STREAM_001" ("spindleRpm" INTEGER, "machineMode" VARCHAR(16)) '
@@ -499,6 +505,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_to_timestamp_epoch_millis.sql": [LOCKER_SOURCE],
     "kda_regex_log_parse_subquery.sql": [AGENT_SOURCE],
     "kda_w3c_log_parse_common_then_failures_per_minute.sql": [ACCESS_LOG_SOURCE],
+    "kda_price_moves_divided_then_counted_per_station.sql": [PRICE_SOURCE],
     "kda_random_cut_forest_sorted_by_score.sql": [SPINDLE_SOURCE],
     "kda_top_k_items_tumbling.sql": [CLICKS_SOURCE],
     "kda_count_distinct_items_tumbling.sql": [CLICKS_SOURCE],
@@ -897,6 +904,52 @@ def test_kda_w3c_log_parse_program(server: Server) -> None:
     expected = sorted((end, status, n) for (end, status), n in failures.items())
     wait_until(lambda: len(server.query(counted)) >= len(expected), what="the failures per minute")
     assert sorted(server.query(counted)) == expected
+
+
+def test_kda_division_by_zero_leaves_the_row_out_and_the_pump_runs_on(server: Server) -> None:
+    """A WHERE that divides by a difference of two columns, as the developer guide's throttled
+    alerts program does, over reports where that difference is sometimes zero: KDA sent such a row to
+    its error stream and went on; here the row is left out, the pump keeps running and DESCRIBE PUMP
+    counts it. A second pump counts each station's moves over ten minutes with a sliding window
+    and keeps the stations that moved twice. Models: the same filter in Python, skipping the zero
+    divisors, and a count of the kept moves of the station in the ten minutes up to each."""
+    rnd = random.Random(5520)
+    folder = server.state_dir.parent / "price_moves"
+    text = program("kda_price_moves_divided_then_counted_per_station.sql")
+    run(server, "price_moves", [PRICE_SOURCE.format(folder=folder)], text)
+    t = at("06:00:00")
+    records, kept, zero = [], [], 0
+    for _ in range(80):
+        t += timedelta(seconds=rnd.randint(20, 90))
+        station, grade = rnd.choice(["ST-1", "ST-2", "ST-3"]), rnd.choice(["E10", "DIESEL"])
+        price = round(rnd.uniform(1.5, 2.0), 2)
+        delta = rnd.choice([0.0, 0.01, -0.02, 0.05, -0.08, price])  # price itself: price - delta is 0
+        records.append({"ROWTIME": iso(t), "station_id": station, "grade": grade, "delta": delta, "price": price})
+        if price - delta == 0:
+            zero += 1
+        elif abs(delta / (price - delta)) * 100 > 2:
+            kept.append((t, station, grade, delta, price))
+    assert zero > 3 and len(kept) > 10
+    flush = t + timedelta(hours=1)  # a move of a station of its own, an hour on: every window above is final
+    records.append({"ROWTIME": iso(flush), "station_id": "ST-9", "grade": "E10", "delta": 0.5, "price": 2.0})
+    kept.append((flush, "ST-9", "E10", 0.5, 2.0))
+    write_rows(folder, "records", records)
+    query = "SELECT ROWTIME, station_id, grade, delta, price FROM price_moves.PRICE_MOVES_STREAM"
+    wait_until(lambda: len(server.query(query)) >= len(kept), what="the moves over two percent")
+    assert sorted(server.query(query)) == sorted(kept)
+    described = dict(server.query('DESCRIBE PUMP "price_moves"."price_moves_pump"'))
+    assert described["state"] == "RUNNING" and described["error_rows"] == str(zero)
+    assert "divided by zero" in described["error_row_sample"]
+    ten = timedelta(minutes=10)
+    busy = []
+    for when, station, _, delta, _ in kept:
+        n = sum(1 for w, s, *_ in kept if s == station and when - ten <= w <= when)
+        if n >= 2:
+            busy.append((when, station, delta, n))
+    counted = "SELECT ROWTIME, station_id, delta, move_count FROM price_moves.BUSY_STATION_STREAM"
+    wait_until(lambda: len(server.query(counted)) >= len(busy), what="the busy stations")
+    got = [(w, s, round(d, 4), n) for w, s, d, n in server.query(counted)]
+    assert sorted(got) == sorted((w, s, round(d, 4), n) for w, s, d, n in busy)
 
 
 # ---- RANDOM_CUT_FOREST, then a stream sorted per second, as in the developer guide's anomaly example

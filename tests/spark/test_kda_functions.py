@@ -414,6 +414,9 @@ def test_integer_division_in_a_streaming_block(spark) -> None:
     for r in df.collect():
         assert (r["ab"], r["a2"], r["c2"]) == (trunc_div(r["a"], r["b"]), trunc_div(r["a"], 2), trunc_div(r["c"], 2))
         assert float(r["dec"]) == r["a"] / 2 and r["dbl"] == r["a"] / r["b"]
+    # A WHERE that starts with a parenthesis is the block's own too.
+    where = spark.sql("SELECT STREAM a, b FROM divisions WHERE (a / b) = 0").collect()
+    assert sorted(map(tuple, where)) == sorted((r[1], r[2]) for r in rows if trunc_div(r[1], r[2]) == 0)
     plain = spark.sql("SELECT a, a / 2 AS a2 FROM divisions").collect()
     assert all(r["a2"] == r["a"] / 2 for r in plain)
     assert spark.sql("SELECT STREAM 5 / 2 AS x, (SELECT 5 / 2) AS y FROM divisions LIMIT 1").first() == (2, 2.5)
@@ -436,7 +439,7 @@ DIVISION_QUERIES: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
         ),
     ),
     (
-        "SELECT STREAM id FROM zdiv WHERE ABS(x / (y - x)) * 100 > 1",
+        "SELECT STREAM id FROM zdiv WHERE (ABS(x / (y - x)) * 100) > 1",
         lambda r: None if r["y"] - r["x"] == 0 or abs(r["x"] / (r["y"] - r["x"])) * 100 <= 1 else (r["id"],),
     ),
     (

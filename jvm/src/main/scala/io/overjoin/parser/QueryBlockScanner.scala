@@ -445,7 +445,8 @@ final class QueryBlockScanner private (c: TokenCursor) {
     val t = tokens(i)
     if (t.isWord("WINDOW")) isWindowClause(i, end)
     else if (staggers.startsAt(i, end)) true
-    else t.isWordIn(ClauseWords) && !(i + 1 < end && tokens(i + 1).isSymbol("("))
+    // `LATERAL (SELECT ...)` is a relation of the FROM clause; `WHERE (a / b) > 1` is the WHERE.
+    else t.isWordIn(ClauseWords) && !(t.isWord("LATERAL") && i + 1 < end && tokens(i + 1).isSymbol("("))
   }
 
   private def isWindowClause(i: Int, end: Int): Boolean =

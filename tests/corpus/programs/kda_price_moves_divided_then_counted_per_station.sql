@@ -1,0 +1,32 @@
+-- Fuel stations report each grade's price and its change since the last report.
+-- Keep the moves of more than two percent, then flag the stations that moved twice in ten minutes.
+CREATE OR REPLACE STREAM "PRICE_MOVES_STREAM" 
+           (station_id    VARCHAR(8), 
+            grade         VARCHAR(8), 
+            delta         DOUBLE, 
+            price         DOUBLE);
+
+CREATE OR REPLACE PUMP "price_moves_pump" AS 
+   INSERT INTO "PRICE_MOVES_STREAM"
+      SELECT STREAM station_id, grade, delta, price 
+      FROM   "SOURCE_SQL_STREAM_001"
+      WHERE  (ABS(delta / (price - delta)) * 100) > 2;
+
+-- ** Busy stations **
+-- Counts the moves each station made over the last ten minutes, and keeps the stations
+-- that moved at least twice
+
+CREATE OR REPLACE STREAM BUSY_STATION_STREAM (
+   station_id VARCHAR(8), 
+   delta REAL,
+   move_count INTEGER);
+
+CREATE OR REPLACE PUMP busy_station_pump AS INSERT INTO BUSY_STATION_STREAM
+SELECT STREAM station_id, delta, move_count
+FROM (
+    SELECT STREAM station_id, delta, COUNT(*) OVER TEN_MINUTES as move_count
+    FROM "PRICE_MOVES_STREAM"
+    --the moves of each station over the last ten minutes
+    WINDOW TEN_MINUTES AS (PARTITION BY station_id RANGE INTERVAL '10' MINUTE PRECEDING)
+)
+WHERE move_count >= 2;
