@@ -58,6 +58,21 @@ def model_rows(rows: list[Row], window: Callable[[datetime], tuple[datetime, dat
     )
 
 
+def emitted_as_the_watermark_passes(
+    batches: list[list[Row]], outputs: list[list[Any]], expected: list[tuple], lateness: timedelta
+) -> list[tuple]:
+    """Checks that after each input batch exactly the expected groups whose end the watermark (the
+    latest rowtime of every row fed so far, less the lateness) has reached are out; returns them."""
+    seen: list[Row] = []
+    emitted: list[tuple] = []
+    for fed, out in zip(batches, outputs):
+        seen += fed
+        emitted += [tuple(r) for r in out]
+        mark = max(r["ROWTIME"] for r in seen) - lateness
+        assert sorted(emitted) == [g for g in expected if g[0] <= mark], fed[-1]["id"]
+    return sorted(emitted)
+
+
 def query(source: str, floor: str) -> str:
     return (
         f"SELECT STREAM ROWTIME, {floor} AS ws, k, COUNT(*) AS n, SUM(v) AS total, MAX(s.ROWTIME) AS latest "
@@ -205,13 +220,7 @@ def test_stream_emits_each_closed_window_once_as_replay_does(spark, seed: int) -
     assert len(set(got)) == len(got)  # each group once
     # Each group leaves as soon as the watermark (the latest rowtime so far less the lateness)
     # passes its end: after each input batch, exactly those groups are out.
-    seen: list[Row] = []
-    emitted: list[tuple] = []
-    for fed, out in zip(batches, run.batches):
-        seen += fed
-        emitted += [tuple(r) for r in out]
-        mark = max(r["ROWTIME"] for r in seen) - lateness
-        assert sorted(emitted) == [g for g in expected if g[0] <= mark]
+    emitted_as_the_watermark_passes(batches, run.batches, expected, lateness)
 
 
 @pytest.mark.streaming
@@ -236,14 +245,8 @@ def test_rows_a_where_leaves_out_still_move_the_stream_time(spark) -> None:
         spark.conf.unset("spark.overjoin.lateness")
     size = 10 * SEC
     expected = model_rows([r for r in rows if r["v"] > 4], lambda t: (step_floor(t, size), step_floor(t, size) + size))
-    seen: list[Row] = []
-    emitted: list[tuple] = []
-    for fed, out in zip(batches, run.batches):
-        seen += fed
-        emitted += [tuple(r) for r in out]
-        mark = max(r["ROWTIME"] for r in seen) - lateness
-        assert sorted(emitted) == [g for g in expected if g[0] <= mark], fed[-1]["id"]
-    assert sorted(emitted) == expected  # the rows left out closed every window
+    emitted = emitted_as_the_watermark_passes(batches, run.batches, expected, lateness)
+    assert emitted == expected  # the rows left out closed every window
 
 
 @pytest.mark.streaming
