@@ -486,7 +486,8 @@ object PythonWorkerRetry extends Logging {
     try {
       val s = PumpManager.status(d)
       if (s.state == "FAILED" && Option(s.error).exists(transient)) {
-        val n = retries.computeIfAbsent(d.key, _ => new AtomicLong()).incrementAndGet()
+        // By its query's name, which the listener above clears the count by.
+        val n = retries.computeIfAbsent(d.queryName.toLowerCase(java.util.Locale.ROOT), _ => new AtomicLong()).incrementAndGet()
         if (n <= MaxRetries) {
           logWarning(s"overjoin: pump ${d.name} stopped because a Python worker did not start in time; " +
             s"starting it again (retry $n of $MaxRetries)")
