@@ -78,7 +78,8 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // Check: a no-op check whose builder runs once per session, which is when each session's
     // streaming queries get the listener that counts late rows (docs/semantics.md §8).
     extensions.injectCheckRule { session => LateRows.ensureInstalled(session); _ => () }
-    // Likewise the listener that counts records of external streams that did not decode.
+    // Likewise the listeners that count records of external streams that did not decode, and rows
+    // left out for dividing by zero.
     extensions.injectCheckRule { session =>
       io.overjoin.streams.BadRecords.ensureInstalled(session)
       org.apache.spark.sql.overjoin.ZeroDivisions.ensureInstalled(session)

@@ -432,7 +432,6 @@ object BadRecords extends Logging {
     override def onQueryProgress(event: QueryProgressEvent): Unit = {
       val p = event.progress
       val query = Option(p.name).getOrElse(p.id.toString).toLowerCase
-      org.apache.spark.sql.overjoin.ZeroDivisions.observed(query, p.batchId, p.observedMetrics)
       p.observedMetrics.asScala.foreach { case (metric, row) =>
         if (metric.startsWith(MetricPrefix) && row != null && !row.isNullAt(0) && row.getLong(0) > 0) {
           val n = row.getLong(0)

@@ -9,7 +9,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
  * through the nodes it knows). Without it Spark pushes a `WHERE` that does not name the event time
  * below the watermark, and a row the filter drops no longer moves the stream's time: a STEP window
  * of `WHERE status >= '400'` stayed open until the next failure. In KDA a stream's time is its
- * rows', filtered or not (docs/semantics.md §8). The planner drops it ([[WatermarkFence.plan]]).
+ * rows', filtered or not (docs/semantics.md §8). The planner drops it
+ * (`WindowedJoinStrategy`: its child is planned in its place).
  */
 case class WatermarkFence(child: LogicalPlan) extends UnaryNode {
   override def output: Seq[Attribute] = child.output

@@ -3,11 +3,16 @@ package org.apache.spark.sql.overjoin
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Cast, ConditionalExpression, EqualNullSafe, Expression, If, LambdaFunction, Literal, Not, Or, SubqueryExpression}
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Cast, ConditionalExpression, EqualNullSafe, Expression, ExpressionSet, If, LambdaFunction, Literal, NamedExpression, Not, Or, SubqueryExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.Sum
 import org.apache.spark.sql.catalyst.plans.logical.{CollectMetrics, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.types.LongType
+import org.apache.spark.sql.execution.QueryExecution
+import org.apache.spark.sql.streaming.StreamingQueryListener
+import org.apache.spark.sql.util.QueryExecutionListener
 
 /**
  * KDA's rows that divide by zero (docs/semantics.md §10): in KDA such a row went to the error
@@ -21,15 +26,14 @@ import org.apache.spark.sql.types.LongType
  */
 object LeaveOutZeroDivisions extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan =
-    if (!plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[KdaRowDivision])))) plan
+    if (!plan.exists(_.expressions.exists(marked))) plan
     else plan.transformUp {
       case p: Project if p.projectList.exists(marked) =>
-        val (list, child) = (p.projectList.map(strip(_).asInstanceOf[org.apache.spark.sql.catalyst.expressions.NamedExpression]),
-          guard(p.child, p.projectList.flatMap(always)))
-        p.copy(projectList = list, child = child)
+        p.copy(projectList = p.projectList.map(strip(_).asInstanceOf[NamedExpression]),
+          child = guard(p.child, p.projectList.flatMap(always)))
       case f: Filter if marked(f.condition) =>
         f.copy(condition = strip(f.condition), child = guard(f.child, always(f.condition)))
-      case other if other.expressions.exists(marked) => other.transformExpressions { case d: KdaRowDivision => d.replacement }
+      case other if other.expressions.exists(marked) => other.mapExpressions(strip)
     }
 
   private def marked(e: Expression): Boolean = e.exists(_.isInstanceOf[KdaRowDivision])
@@ -50,7 +54,7 @@ object LeaveOutZeroDivisions extends Rule[LogicalPlan] {
   }
 
   private def guard(child: LogicalPlan, divisors: Seq[Expression]): LogicalPlan = if (divisors.isEmpty) child else {
-    val distinct = divisors.foldLeft(Seq.empty[Expression])((seen, d) => if (seen.exists(_.semanticEquals(d))) seen else seen :+ d)
+    val distinct = ExpressionSet(divisors).toSeq
     val zero = distinct.map(d => EqualNullSafe(d, Cast(Literal(0), d.dataType)): Expression).reduce(Or(_, _))
     val name = ZeroDivisions.register(distinct.map(_.sql).mkString(", "))
     val count = Alias(Sum(If(zero, Literal(1L), Literal(0L))).toAggregateExpression(), "rows")()
@@ -83,24 +87,31 @@ object ZeroDivisions extends org.apache.spark.internal.Logging {
   /** The divisors of the last rows it left out. */
   def sample(query: String): String = last.get(query.toLowerCase)
 
-  private val installed = ConcurrentHashMap.newKeySet[org.apache.spark.sql.SparkSession]()
+  private val installed = ConcurrentHashMap.newKeySet[SparkSession]()
 
-  /** A query over tables (replay) reports its rows left out too, once it has run. */
-  def ensureInstalled(session: org.apache.spark.sql.SparkSession): Unit = if (installed.add(session)) {
-    session.listenerManager.register(new org.apache.spark.sql.util.QueryExecutionListener {
-      override def onSuccess(funcName: String, qe: org.apache.spark.sql.execution.QueryExecution, durationNs: Long): Unit =
-        if (!qe.analyzed.isStreaming) {
-          val metrics = new java.util.HashMap[String, org.apache.spark.sql.Row]()
-          qe.observedMetrics.foreach { case (k, v) => metrics.put(k, v) }
-          observed("a query over tables", 0L, metrics)
-        }
-      override def onFailure(funcName: String, qe: org.apache.spark.sql.execution.QueryExecution, e: Exception): Unit = ()
+  /**
+   * The session's listeners: a streaming query's micro-batches report their rows left out, and so
+   * does a query over tables (replay) once it has run. Nothing is read until a guard exists.
+   */
+  def ensureInstalled(session: SparkSession): Unit = if (installed.add(session)) {
+    session.streams.addListener(new StreamingQueryListener {
+      override def onQueryStarted(event: StreamingQueryListener.QueryStartedEvent): Unit = ()
+      override def onQueryIdle(event: StreamingQueryListener.QueryIdleEvent): Unit = ()
+      override def onQueryTerminated(event: StreamingQueryListener.QueryTerminatedEvent): Unit = ()
+      override def onQueryProgress(event: StreamingQueryListener.QueryProgressEvent): Unit = if (ids.get > 0) {
+        val p = event.progress
+        observed(Option(p.name).getOrElse(p.id.toString), p.batchId, p.observedMetrics.asScala.toMap)
+      }
+    })
+    session.listenerManager.register(new QueryExecutionListener {
+      override def onSuccess(funcName: String, qe: QueryExecution, durationNs: Long): Unit =
+        if (ids.get > 0 && !qe.analyzed.isStreaming) observed("a query over tables", 0L, qe.observedMetrics)
+      override def onFailure(funcName: String, qe: QueryExecution, e: Exception): Unit = ()
     })
   }
 
-  /** A micro-batch's observed metrics, from the query listener. */
-  def observed(query: String, batch: Long, metrics: java.util.Map[String, org.apache.spark.sql.Row]): Unit =
-    metrics.forEach { (metric, row) =>
+  private def observed(query: String, batch: Long, metrics: Map[String, Row]): Unit =
+    metrics.foreach { case (metric, row) =>
       if (metric.startsWith(MetricPrefix) && row != null && !row.isNullAt(0) && row.getLong(0) > 0) {
         val n = row.getLong(0)
         val what = Option(divisors.get(metric)).getOrElse("a divisor")
