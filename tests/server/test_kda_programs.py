@@ -132,6 +132,11 @@ ACCESS_LOG_SOURCE = (
 
 
 #: Fuel stations' price reports.
+PLAYER_ACTIONS_SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" ("player_id" VARCHAR(16), "server_clock" VARCHAR(20)) '
+    "WITH (format = 'json', path = '{folder}')"
+)
+
 PRICE_SOURCE = (
     'CREATE STREAM "SOURCE_SQL_STREAM_001" (station_id VARCHAR(8), grade VARCHAR(8), delta DOUBLE, price DOUBLE) '
     "WITH (format = 'json', path = '{folder}')"
@@ -506,6 +511,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_regex_log_parse_subquery.sql": [AGENT_SOURCE],
     "kda_w3c_log_parse_common_then_failures_per_minute.sql": [ACCESS_LOG_SOURCE],
     "kda_price_moves_divided_then_counted_per_station.sql": [PRICE_SOURCE],
+    "kda_distinct_players_grouped_by_monotonic_minute.sql": [PLAYER_ACTIONS_SOURCE],
     "kda_random_cut_forest_sorted_by_score.sql": [SPINDLE_SOURCE],
     "kda_top_k_items_tumbling.sql": [CLICKS_SOURCE],
     "kda_count_distinct_items_tumbling.sql": [CLICKS_SOURCE],
@@ -904,6 +910,49 @@ def test_kda_w3c_log_parse_program(server: Server) -> None:
     expected = sorted((end, status, n) for (end, status), n in failures.items())
     wait_until(lambda: len(server.query(counted)) >= len(expected), what="the failures per minute")
     assert sorted(server.query(counted)) == expected
+
+
+def test_kda_distinct_players_grouped_by_a_monotonic_minute(server: Server) -> None:
+    """`GROUP BY server_minute` of a `SELECT STREAM DISTINCT` subquery whose item `monotonic (STEP
+    (CHAR_TO_TIMESTAMP(...) by INTERVAL '60' SECOND)) AS server_minute` is a minute of a clock the
+    records carry, as AWS's web analytics solution counts its active visitors: each minute of that
+    clock once a later minute has come, with the number of distinct (minute, minute of arrival,
+    player) rows, as `ROWTIME` the minute itself; a second pump filters those rows. The oracle is
+    the reference model's first-row-per-key over the records in arrival order."""
+    rnd = random.Random(3417)
+    folder = server.state_dir.parent / "players_monotonic"
+    run(
+        server,
+        "players_monotonic",
+        [PLAYER_ACTIONS_SOURCE.format(folder=folder)],
+        program("kda_distinct_players_grouped_by_monotonic_minute.sql"),
+    )
+    arrived, clock = at("21:00:00"), at("20:59:58")
+    records: list[dict[str, str]] = []
+    keys: list[dict[str, Any]] = []
+    for _ in range(160):
+        arrived += timedelta(seconds=rnd.randint(0, 6))
+        clock = max(clock, arrived - timedelta(seconds=rnd.randint(0, 4)))
+        player = rnd.choice(["p7", "p12", "p31", "p44", "p58"])
+        records.append({"ROWTIME": iso(arrived), "player_id": player, "server_clock": f"{clock:%Y-%m-%d %H:%M:%S}"})
+        keys.append({"ROWTIME": arrived, "minute": clock.replace(second=0), "player": player})
+    flush = arrived + timedelta(hours=1)  # a later minute closes every one above
+    records.append({"ROWTIME": iso(flush), "player_id": "p7", "server_clock": f"{flush:%Y-%m-%d %H:%M:%S}"})
+    write_rows(folder, "records", records)
+    kept = m.stream_distinct(
+        keys, "ROWTIME", lambda r: (r["minute"], m.step_floor(r["ROWTIME"], timedelta(minutes=1)), r["player"])
+    )
+    players = Counter(minute for _, (minute, _, _) in kept)
+    epoch_ms = {t: calendar.timegm(t.timetuple()) * 1000 for t in players}
+    expected = sorted((t, "players_per_minute", epoch_ms[t], n) for t, n in players.items())
+    assert len(expected) > 8 and any(n >= 3 for _, _, _, n in expected) and any(n < 3 for _, _, _, n in expected)
+    query = "SELECT ROWTIME, MetricName, MinuteStartMillis, PlayerCount FROM players_monotonic.GAME_METRICS_STREAM"
+    wait_until(lambda: len(server.query(query)) >= len(expected), what="the players per minute")
+    assert sorted(server.query(query)) == expected
+    busy = "SELECT ROWTIME, MinuteStartMillis, PlayerCount FROM players_monotonic.BUSY_MINUTES_STREAM"
+    expected_busy = sorted((t, ms, n) for t, _, ms, n in expected if n >= 3)
+    wait_until(lambda: len(server.query(busy)) >= len(expected_busy), what="the busy minutes")
+    assert sorted(server.query(busy)) == expected_busy
 
 
 def test_kda_division_by_zero_leaves_the_row_out_and_the_pump_runs_on(server: Server) -> None:

@@ -6,7 +6,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{Metadata, MetadataBuilder, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.CalendarInterval
 
 import io.overjoin.catalyst.plans.logical.{RowsWindow, RowtimeInput, StreamJoinOutput, TableInput, WatermarkFence, WindowedInput}
@@ -167,10 +167,11 @@ private[analysis] object InputRowtimes {
       // Spark allows one watermark per stream, and this input's rows have theirs already: a query
       // that only projects and filters them gives it up to the column declared MONOTONIC
       // (docs/semantics.md §11); one that holds state by it (a window, a join) keeps it.
+      val delay = new CalendarInterval(0, 0, latenessMicros + 1000L)
       withoutWatermarks(child) match {
-        case Some(plain) =>
-          WatermarkFence(EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain))
-        case None => throw OverjoinErrors.monotonicAfterWatermark(source, rowtime.name, declared.map(_.name).mkString(", "))
+        case Some(plain) => WatermarkFence(EventTimeWatermark(UUID.randomUUID(), rowtime, delay, plain))
+        case None => timedBelowDistinct(child, rowtime, delay).getOrElse(
+          throw OverjoinErrors.monotonicAfterWatermark(source, rowtime.name, declared.map(_.name).mkString(", ")))
       }
     } else if (declared.nonEmpty) {
       throw OverjoinErrors.orderByNotAColumnOf(org.apache.spark.sql.catalyst.trees.Origin(), source,
@@ -185,6 +186,57 @@ private[analysis] object InputRowtimes {
       // keeps its own, and Spark says so.
       val plain = withoutWatermarks(child).getOrElse(child)
       WatermarkFence(EventTimeWatermark(UUID.randomUUID(), rowtime, new CalendarInterval(0, 0, latenessMicros + 1000L), plain))
+    }
+  }
+
+  /**
+   * A `SELECT STREAM DISTINCT` subquery one of whose keys is the column declared monotonic (AWS's web
+   * analytics application: `GROUP BY window_time` of `(SELECT STREAM DISTINCT MONOTONIC(STEP(...)) AS
+   * window_time, STEP(ROWTIME BY ...), "clientid" ...)`, docs/semantics.md §11): the column times the
+   * distinct's state as well as the groups above it, so the watermark moves below the deduplication,
+   * onto that column, when nothing under it but projections and filters holds the stream's own.
+   * Every other column loses its event-time mark (the stream's ROWTIME, the distinct's hidden window
+   * end), so that Spark sees one event time. None where the subquery is anything else.
+   * {{{
+   *   Project [..., w, ...]                          Project [..., w-T, ...]
+   *   +- Deduplicate [w, k, end]                     +- Deduplicate [w-T, k, end]
+   *      +- Project [..., end-T]               ==>      +- WatermarkFence
+   *         +- Project [ROWTIME-T, w, k]                   +- EventTimeWatermark w
+   *            +- EventTimeWatermark ROWTIME                  +- Project [..., end]
+   *                                                              +- Project [ROWTIME, w, k]
+   * }}}
+   */
+  private def timedBelowDistinct(p: LogicalPlan, rowtime: Attribute, delay: CalendarInterval): Option[LogicalPlan] = {
+    def below(p: LogicalPlan): Option[LogicalPlan] = p match {
+      case d: Deduplicate if d.keys.exists(_.exprId == rowtime.exprId) =>
+        withoutWatermarks(d.child).filter(_.output.exists(_.exprId == rowtime.exprId)).map { plain =>
+          // The watermark node takes every other column's mark off its output.
+          val timed = EventTimeWatermark(UUID.randomUUID(), plain.output.find(_.exprId == rowtime.exprId).get, delay, plain)
+          d.copy(child = WatermarkFence(timed))
+        }
+      case _: Project | _: Filter | _: SubqueryAlias | _: View => below(p.children.head).map(c => p.withNewChildren(Seq(c)))
+      case _ => None
+    }
+    below(p).map { moved =>
+      val mark = moved.collectFirst { case e: EventTimeWatermark => e.output.find(_.exprId == rowtime.exprId).get.metadata }.get
+      // Above the new watermark: the declared column carries its mark, no other column one.
+      def above(q: LogicalPlan): LogicalPlan = q match {
+        case f: WatermarkFence => f
+        case other => plainColumns(other.withNewChildren(other.children.map(above)), rowtime, Some(mark))
+      }
+      above(moved)
+    }
+  }
+
+  /** `p`'s own expressions without event-time marks, but `rowtime`'s, which gets `mark`. */
+  private def plainColumns(p: LogicalPlan, rowtime: Attribute, mark: Option[Metadata]): LogicalPlan = {
+    val key = EventTimeWatermark.delayKey
+    def without(m: Metadata): Metadata = new MetadataBuilder().withMetadata(m).remove(key).build()
+    p.transformExpressions {
+      case a: AttributeReference if a.exprId == rowtime.exprId && mark.isDefined => a.withMetadata(mark.get)
+      case a: AttributeReference if a.metadata.contains(key) => a.withMetadata(without(a.metadata))
+      case al @ Alias(c, n) if al.explicitMetadata.exists(_.contains(key)) =>
+        Alias(c, n)(al.exprId, al.qualifier, al.explicitMetadata.map(without), al.nonInheritableMetadataKeys)
     }
   }
 

@@ -11,7 +11,8 @@ import io.overjoin.catalyst.analysis.{RewriteStaggerWindows, RewriteTumblingAggr
  * A pump's query that does not select `ROWTIME` still gives its rows one, as in Kinesis Data
  * Analytics (`INSERT INTO s SELECT STREAM k, COUNT(*) ... GROUP BY k, STEP(...)` fills `s.ROWTIME`
  * with each window's end): docs/semantics.md §10-11. This adds it as a last column named
- * `ROWTIME`, taken from the analyzed plan: a tumbling or stagger aggregation's window end, or the one
+ * `ROWTIME`, taken from the analyzed plan: a tumbling or stagger aggregation's window end, a
+ * monotonic group's value, or the one
  * event-time column under the query's final projection (a join's or an input's rowtime).
  * Building a DataFrame from a plan is Spark-internal, hence this package.
  */
@@ -29,10 +30,17 @@ object ImplicitRowtime {
 
   private def withRowtime(p: LogicalPlan, ids: Set[ExprId]): Option[LogicalPlan] = p match {
     case a: Aggregate =>
-      a.groupingExpressions.collectFirst {
+      val windowEnd = a.groupingExpressions.collectFirst {
         case end: Attribute if end.name == RewriteTumblingAggregates.WindowEnd || end.name == RewriteStaggerWindows.WindowEnd =>
           end
-      }.map(end => a.copy(aggregateExpressions = a.aggregateExpressions :+ Alias(end, "ROWTIME")()))
+      }
+      // Grouped by a column declared monotonic (GROUP BY MONOTONIC(col), or a subquery's MONOTONIC
+      // item): the group's ROWTIME is its value, the one event-time key (docs/semantics.md §11).
+      lazy val monotonicKey = a.groupingExpressions.collect { case g: Attribute if eventTime(g) => g } match {
+        case Seq(one) => Some(one)
+        case _ => None
+      }
+      windowEnd.orElse(monotonicKey).map(end => a.copy(aggregateExpressions = a.aggregateExpressions :+ Alias(end, "ROWTIME")()))
     case Project(list, child) =>
       val marked = child.output.filter(eventTime)
       val carried = if (marked.isEmpty) child.output.filter(a => ids.contains(a.exprId)) else marked
