@@ -143,6 +143,11 @@ PRICE_SOURCE = (
 )
 
 #: Machine-tool spindle speeds.
+VAN_SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" ("VAN_ID" VARCHAR(8), "SPEED_KMH" INTEGER, "ENGINE_TEMP_C" INTEGER) '
+    "WITH (format = 'json', path = '{folder}')"
+)
+
 SPINDLE_SOURCE = (
     'CREATE STREAM "SPINDLE_SQL_STREAM_001" ("spindleRpm" INTEGER, "machineMode" VARCHAR(16)) '
     "WITH (format = 'json', path = '{folder}')"
@@ -513,6 +518,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_price_moves_divided_then_counted_per_station.sql": [PRICE_SOURCE],
     "kda_distinct_players_grouped_by_monotonic_minute.sql": [PLAYER_ACTIONS_SOURCE],
     "kda_random_cut_forest_sorted_by_score.sql": [SPINDLE_SOURCE],
+    "kda_random_cut_forest_with_explanation_per_van.sql": [VAN_SOURCE],
     "kda_top_k_items_tumbling.sql": [CLICKS_SOURCE],
     "kda_count_distinct_items_tumbling.sql": [CLICKS_SOURCE],
     "kda_top_k_of_joined_reference_then_threshold.sql": [
@@ -1042,6 +1048,66 @@ def test_kda_random_cut_forest_program(server: Server) -> None:
     normal = [r[2] for r in got if r[1] == "NORMAL"]
     surges = [r[2] for r in got if r[1] == "SURGE"]
     assert surges and min(surges) > max(normal)
+
+
+def test_kda_random_cut_forest_with_explanation_program(server: Server) -> None:
+    """RANDOM_CUT_FOREST_WITH_EXPLANATION with every parameter written (`true` for directionality,
+    a comment after each) into a scratch stream with a VARCHAR(512) explanation column, then sorted
+    within each second, as the published programs that explain their scores write it. Generated van
+    telemetry (speed 40-90 km/h, engine 85-100 C; after a warm-up about 1 in 120 records a speed of
+    150-190 alone, as many an engine of 20-40 C alone). Every record arrives with its score and an
+    explanation of its two numeric columns (not the van's id) whose parts sum to the score; the
+    planted column explains a planted record most, in the planted direction; and the rows are those
+    the same query gives over the source's rows as a table."""
+    rnd = random.Random(5611)
+    folder = server.state_dir.parent / "vans"
+    run(
+        server,
+        "vans",
+        [VAN_SOURCE.format(folder=folder)],
+        program("kda_random_cut_forest_with_explanation_per_van.sql"),
+    )
+    t = at("07:00:00")
+    records = []
+    planted: dict[tuple[str, int, int], tuple[str, str]] = {}
+    for i in range(900):
+        t += timedelta(milliseconds=rnd.randint(50, 400))
+        van, speed, temp = f"V{rnd.randint(1, 9)}", rnd.randint(40, 90), rnd.randint(85, 100)
+        u = rnd.random()
+        if i > 300 and u < 1 / 120:
+            speed = rnd.randint(150, 190)
+            planted[(van, speed, temp)] = ("SPEED_KMH", "HIGH")
+        elif i > 300 and u < 2 / 120:
+            temp = rnd.randint(20, 40)
+            planted[(van, speed, temp)] = ("ENGINE_TEMP_C", "LOW")
+        records.append({"ROWTIME": iso_micros(t), "VAN_ID": van, "SPEED_KMH": speed, "ENGINE_TEMP_C": temp})
+    write_rows(folder, "records", records)
+    flush = [
+        {"ROWTIME": iso(t + timedelta(hours=h)), "VAN_ID": "FLUSH", "SPEED_KMH": 60, "ENGINE_TEMP_C": 90}
+        for h in (1, 2)
+    ]
+    write_rows(folder, "flush", flush)
+    query = (
+        "SELECT VAN_ID, SPEED_KMH, ENGINE_TEMP_C, ANOMALY_SCORE, ANOMALY_EXPLANATION FROM vans.DESTINATION_SQL_STREAM"
+    )
+    wait_until(lambda: len(server.query(query)) >= len(records), what="every record with its explanation")
+    got = sorted((r for r in server.query(query) if r[0] != "FLUSH"), key=str)
+    replay = server.query(
+        'SELECT "VAN_ID", "SPEED_KMH", "ENGINE_TEMP_C", ANOMALY_SCORE, ANOMALY_EXPLANATION FROM TABLE('
+        'RANDOM_CUT_FOREST_WITH_EXPLANATION(CURSOR(SELECT * FROM vans."SOURCE_SQL_STREAM_001"), 100, 256, 100000, 1, true))'
+    )
+    assert got == sorted((r for r in replay if r[0] != "FLUSH"), key=str)
+    assert sorted(r[:3] for r in got) == sorted((r["VAN_ID"], r["SPEED_KMH"], r["ENGINE_TEMP_C"]) for r in records)
+    assert len(planted) >= 6
+    for van, speed, temp, score, text in got:
+        explanation = json.loads(text)
+        assert list(explanation) == ["SPEED_KMH", "ENGINE_TEMP_C"]
+        assert abs(sum(float(p["ATTRIBUTION_SCORE"]) for p in explanation.values()) - score) <= 0.0002
+        if (van, speed, temp) in planted:
+            column, direction = planted[(van, speed, temp)]
+            other = "ENGINE_TEMP_C" if column == "SPEED_KMH" else "SPEED_KMH"
+            assert float(explanation[column]["ATTRIBUTION_SCORE"]) > float(explanation[other]["ATTRIBUTION_SCORE"])
+            assert explanation[column]["DIRECTION"] == direction, text
 
 
 # ---- TOP_K_ITEMS_TUMBLING and COUNT_DISTINCT_ITEMS_TUMBLING, as in the reference's examples ------

@@ -1,9 +1,10 @@
 """Kinesis Data Analytics' functions of a cursor, read as relations (docs/semantics.md §14):
-``TABLE(RANDOM_CUT_FOREST(CURSOR(query), ...))``, ``TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query),
-'column', K, windowSize))`` and ``TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'column',
-windowSize))``. The parameters the JVM parser refuses, with the same positions and
-messages (OJ001). Whether the query can be read (a ROWTIME, the named column, a numeric column, no
-DECIMAL: OJ124) is decided at analysis, where the columns are known."""
+``TABLE(RANDOM_CUT_FOREST(CURSOR(query), ...))`` (and ``RANDOM_CUT_FOREST_WITH_EXPLANATION``),
+``TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query), 'column', K, windowSize))`` and
+``TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'column', windowSize))``. The parameters the
+JVM parser refuses, with the same positions and messages (OJ001). Whether the query can be read (a
+ROWTIME, the named column, a numeric column, no DECIMAL: OJ124) is decided at analysis, where the
+columns are known."""
 
 from __future__ import annotations
 
@@ -22,25 +23,24 @@ class _Param:
     high: int = 0
     required: bool = True
     column: bool = False  # a column's name in single quotes, not a number
+    flag: bool = False  # TRUE or FALSE, not a number
 
 
 #: Each function's parameters after its cursor, in order, with KDA's ranges (the JVM's CursorFunctionParser).
+_FOREST = (
+    _Param("numberOfTrees", 1, 1000, required=False),
+    _Param("subSampleSize", 10, 1000, required=False),
+    _Param("timeDecay", 1, 2**31 - 1, required=False),
+    _Param("shingleSize", 1, 30, required=False),
+)
 FUNCTIONS: dict[str, tuple[_Param, ...]] = {
-    "RANDOM_CUT_FOREST": (
-        _Param("numberOfTrees", 1, 1000, required=False),
-        _Param("subSampleSize", 10, 1000, required=False),
-        _Param("timeDecay", 1, 2**31 - 1, required=False),
-        _Param("shingleSize", 1, 30, required=False),
-    ),
+    "RANDOM_CUT_FOREST": _FOREST,
+    "RANDOM_CUT_FOREST_WITH_EXPLANATION": (*_FOREST, _Param("withDirectionality", required=False, flag=True)),
     "TOP_K_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("K", 1, 100000), _Param("windowSize", 1, 3600)),
     "COUNT_DISTINCT_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("windowSize", 1, 3600)),
 }
 #: KDA's functions of a cursor that overjoin does not run, and what each refusal says instead.
 _REFUSED = {
-    "RANDOM_CUT_FOREST_WITH_EXPLANATION": (
-        "RANDOM_CUT_FOREST_WITH_EXPLANATION is not supported yet: use RANDOM_CUT_FOREST, "
-        "which gives ANOMALY_SCORE alone"
-    ),
     "HOTSPOTS": (
         "HOTSPOTS is not supported: overjoin has no hotspot detection; to count the points of dense areas, "
         "group them by a STEP window and a grid cell "
@@ -124,6 +124,8 @@ def _check_call(tokens: list[Token], i: int, reporter: Reporter) -> None:
 
 
 def _fits(param: _Param, value: Token) -> bool:
+    if param.flag:
+        return value.token_type in (TokenType.TRUE, TokenType.FALSE)
     if param.column:
         return value.token_type == TokenType.STRING and value.text != ""
     text = value.text
@@ -131,6 +133,8 @@ def _fits(param: _Param, value: Token) -> bool:
 
 
 def _wrong(function: str, param: _Param) -> str:
+    if param.flag:
+        return f"{param.name} of {function} is TRUE or FALSE"
     if param.column:
         return (
             f"{param.name} of {function} is the name of a column of the cursor's query in single quotes, "

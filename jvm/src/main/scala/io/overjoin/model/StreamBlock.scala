@@ -102,9 +102,12 @@ sealed trait CursorCall {
 /**
  * `RANDOM_CUT_FOREST(CURSOR(query), numberOfTrees, subSampleSize, timeDecay, shingleSize)`: the
  * query's rows with an anomaly score each. The parameters the call leaves out have KDA's defaults.
+ * `explanation`: `RANDOM_CUT_FOREST_WITH_EXPLANATION`, which adds each numeric column's part of the
+ * score (and, with `directionality`, whether the column is high or low, and how clearly).
  */
 final case class RcfCall(start: Int, text: String, trees: Int = 100, sampleSize: Int = 256,
-    timeDecay: Long = 100000L, shingleSize: Int = 1) extends CursorCall
+    timeDecay: Long = 100000L, shingleSize: Int = 1, explanation: Boolean = false,
+    directionality: Boolean = false) extends CursorCall
 
 /**
  * `TOP_K_ITEMS_TUMBLING(CURSOR(query), 'column', k, windowSeconds)`: per tumbling window of

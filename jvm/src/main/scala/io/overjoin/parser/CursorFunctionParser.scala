@@ -10,6 +10,8 @@ import io.overjoin.model.{CountDistinctCall, CursorCall, RcfCall, TopKCall}
  * (docs/semantics.md §14):
  * {{{
  *   TABLE(RANDOM_CUT_FOREST(CURSOR(query) [, numberOfTrees [, subSampleSize [, timeDecay [, shingleSize]]]]))
+ *   TABLE(RANDOM_CUT_FOREST_WITH_EXPLANATION(CURSOR(query) [, numberOfTrees [, subSampleSize [, timeDecay
+ *     [, shingleSize [, withDirectionality]]]]]))
  *   TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query), 'columnName', K, windowSize))
  *   TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'columnName', windowSize))
  * }}}
@@ -59,11 +61,12 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
     val text = sql.substring(tokens(i).start, tokens(tableClose).end)
     val start = tokens(i).start
     val call = name match {
-      case "RANDOM_CUT_FOREST" =>
-        val d = RcfCall(start, text)
+      case "RANDOM_CUT_FOREST" | "RANDOM_CUT_FOREST_WITH_EXPLANATION" =>
+        val d = RcfCall(start, text, explanation = name != "RANDOM_CUT_FOREST")
         def int(n: Int, default: Long): Long = values.lift(n).map(_.asInstanceOf[Long]).getOrElse(default)
         d.copy(trees = int(0, d.trees).toInt, sampleSize = int(1, d.sampleSize).toInt, timeDecay = int(2, d.timeDecay),
-          shingleSize = int(3, d.shingleSize).toInt)
+          shingleSize = int(3, d.shingleSize).toInt,
+          directionality = values.lift(4).exists(_.asInstanceOf[Boolean]))
       case "TOP_K_ITEMS_TUMBLING" =>
         TopKCall(start, text, values(0).asInstanceOf[String], values(1).asInstanceOf[Long].toInt,
           values(2).asInstanceOf[Long].toInt)
@@ -83,6 +86,11 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
         throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name of $function is a whole number from $lo to $hi")
       }
       number.get
+    case Flag(name) =>
+      if (!v.isWordIn(Set("TRUE", "FALSE"))) {
+        throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name of $function is TRUE or FALSE")
+      }
+      v.isWord("TRUE")
     case Column(name) =>
       if (v.kind != TokenKind.Str || c.unquote(v.text).isEmpty) {
         throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'",
@@ -96,19 +104,22 @@ private[parser] object CursorFunctionParser {
   sealed trait Param { def name: String; def required: Boolean }
   final case class Whole(name: String, lo: Long, hi: Long, required: Boolean) extends Param
   final case class Column(name: String) extends Param { def required: Boolean = true }
+  final case class Flag(name: String) extends Param { def required: Boolean = false }
+
+  private val ForestParams = Seq(Whole("numberOfTrees", 1, 1000, required = false),
+    Whole("subSampleSize", 10, 1000, required = false), Whole("timeDecay", 1, Int.MaxValue, required = false),
+    Whole("shingleSize", 1, 30, required = false))
 
   /** Each function's parameters after its cursor, in order, with KDA's ranges. */
   val Functions: Map[String, Seq[Param]] = Map(
-    "RANDOM_CUT_FOREST" -> Seq(Whole("numberOfTrees", 1, 1000, required = false), Whole("subSampleSize", 10, 1000, required = false),
-      Whole("timeDecay", 1, Int.MaxValue, required = false), Whole("shingleSize", 1, 30, required = false)),
+    "RANDOM_CUT_FOREST" -> ForestParams,
+    "RANDOM_CUT_FOREST_WITH_EXPLANATION" -> (ForestParams :+ Flag("withDirectionality")),
     "TOP_K_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("K", 1, 100000, required = true),
       Whole("windowSize", 1, 3600, required = true)),
     "COUNT_DISTINCT_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("windowSize", 1, 3600, required = true)))
 
   /** KDA's functions of a cursor that overjoin does not run: what each refusal says instead. */
   val Refused: Map[String, String] = Map(
-    "RANDOM_CUT_FOREST_WITH_EXPLANATION" ->
-      "RANDOM_CUT_FOREST_WITH_EXPLANATION is not supported yet: use RANDOM_CUT_FOREST, which gives ANOMALY_SCORE alone",
     "HOTSPOTS" ->
       ("HOTSPOTS is not supported: overjoin has no hotspot detection; to count the points of dense areas, group them " +
         "by a STEP window and a grid cell (GROUP BY STEP(s.ROWTIME BY INTERVAL '1' MINUTE), FLOOR(x / 10), FLOOR(y / 10))"))

@@ -21,9 +21,10 @@ import io.overjoin.model.{CountDistinctCall, CursorCall, RcfCall, TopKCall}
  * is resolved: each [[CursorFunctionInput]] becomes the plan of its function, an input of the block
  * that reads it. Over tables the same plans give the same rows.
  *
- * `TABLE(RANDOM_CUT_FOREST(CURSOR(query), ...))`: the query's rows with `ANOMALY_SCORE`, scored in
- * `ROWTIME` order by one forest ([[RandomCutForestScoring]]) in a `flatMapGroupsWithState` of one
- * group, whose state the checkpoint keeps:
+ * `TABLE(RANDOM_CUT_FOREST(CURSOR(query), ...))`: the query's rows with `ANOMALY_SCORE` (and, for
+ * `RANDOM_CUT_FOREST_WITH_EXPLANATION`, `ANOMALY_EXPLANATION`), scored in `ROWTIME` order by one
+ * forest ([[RandomCutForestScoring]]) in a `flatMapGroupsWithState` of one group, whose state the
+ * checkpoint keeps:
  * {{{
  *   CursorFunctionInput RANDOM_CUT_FOREST(...)      Project [ROWTIME, x, ..., score AS ANOMALY_SCORE]
  *   +- <query> [ROWTIME#1, x#2, ...]         ==>    +- FlatMapGroupsWithState RandomCutForestScoring, key 0
@@ -97,21 +98,29 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
     val columns = fields.zipWithIndex.map { case (a, i) => Alias(a, inner(i))(explicitMetadata = Some(unmarked(a.metadata))) }
     val keyed = Project(columns ++ Seq(key) ++ (if (streaming) Seq(eventTime) else Nil), child)
     val schema = StructType(fields.zipWithIndex.map { case (a, i) => StructField(inner(i), a.dataType, a.nullable, unmarked(a.metadata)) })
-    val scoredSchema = schema.add(StructField("ANOMALY_SCORE", DoubleType, nullable = true))
+    val scoredSchema = {
+      val scores = schema.add(StructField("ANOMALY_SCORE", DoubleType, nullable = true))
+      if (call.explanation) scores.add(StructField("ANOMALY_EXPLANATION", StringType, nullable = true)) else scores
+    }
     val stateSchema = StructType(Seq(StructField("forest", BinaryType), StructField("waiting", ArrayType(schema)),
       StructField("shingle", ArrayType(ArrayType(DoubleType, containsNull = false)))))
     val rowEncoder: Encoder[Row] = ExpressionEncoder(schema)
     val scored = FlatMapGroupsWithState[Int, Row, Row, Row](
-      new RandomCutForestScoring(call, rowtime, numeric, streaming),
+      new RandomCutForestScoring(call, rowtime, numeric, numeric.map(fields(_).name), streaming),
       Seq(key.toAttribute), columns.map(_.toAttribute), OutputMode.Append(), isMapGroupsWithState = false,
       if (streaming) GroupStateTimeout.EventTimeTimeout() else GroupStateTimeout.NoTimeout(), keyed)(
       Encoders.scalaInt, rowEncoder, ExpressionEncoder(stateSchema), ExpressionEncoder(scoredSchema))
-    // The query's columns under their names and qualifiers (ROWTIME with its event-time mark), and the score.
+    // The query's columns under their names and qualifiers (ROWTIME with its event-time mark), and the
+    // score (and its explanation).
+    val added = scoredSchema.fields.drop(fields.size).indices.map { j =>
+      val at = fields.size + j
+      Alias(scored.output(at), scoredSchema.fields(at).name)(qualifier = fields.head.qualifier)
+    }
     Project(fields.indices.map { i =>
       val a = fields(i)
       Alias(scored.output(i), a.name)(qualifier = a.qualifier,
         explicitMetadata = Some(if (i == rowtime) a.metadata else unmarked(a.metadata)))
-    } :+ Alias(scored.output.last, "ANOMALY_SCORE")(qualifier = fields.head.qualifier), scored)
+    } ++ added, scored)
   }
 
   /** The query's column named `name` (as the query names it; case-insensitively when one column matches). */

@@ -54,6 +54,51 @@ final class Forest private (
     if (counted == 0) 0.0 else sum / counted * Forest.log2(sampleSize + 1.0)
   }
 
+  /**
+   * How much each dimension of `p` adds to its [[score]], split by direction
+   * (`RANDOM_CUT_FOREST_WITH_EXPLANATION`, docs/semantics.md §14): element `2d` is what dimension `d`
+   * adds by being lower than the points it is cut from, `2d + 1` by being higher. The elements sum
+   * to the score (all 0 before the forest is [[ready]]): each tree's score is a mix, node by node
+   * from the leaf up, of `1 / (depth + 1)` with the chance of a cut that separates `p` there, and
+   * that chance is a sum over the dimensions and sides where the stretched box grew; each part of
+   * the mix goes to the dimension and side it came from. A point equal to a sampled one, which no
+   * cut separates from it, has its leaf's part spread evenly over every dimension and both sides.
+   */
+  def attribution(p: Array[Double]): Array[Double] = {
+    require(p.length == dimensions, s"a point of ${p.length} values for a forest of $dimensions")
+    val sum = new Array[Double](2 * dimensions)
+    if (!ready) return sum
+    var counted = 0
+    samples.foreach { s =>
+      if (s.root != null) {
+        val a = s.attribution(p)
+        var i = 0
+        while (i < sum.length) { sum(i) += a(i); i += 1 }
+        counted += 1
+      }
+    }
+    if (counted > 0) {
+      val scale = Forest.log2(sampleSize + 1.0) / counted
+      var i = 0
+      while (i < sum.length) { sum(i) *= scale; i += 1 }
+    }
+    sum
+  }
+
+  /**
+   * The median of dimension `d` among the points the first tree keeps (a sample of the recent
+   * points, by the time decay): what a value is high or low against. NaN while it keeps none.
+   */
+  def median(d: Int): Double = {
+    val values = samples(0).values(d)
+    if (values.isEmpty) Double.NaN
+    else {
+      java.util.Arrays.sort(values)
+      val mid = values.length / 2
+      if (values.length % 2 == 1) values(mid) else (values(mid - 1) + values(mid)) / 2
+    }
+  }
+
   /** Takes `p` into each tree's sample (or not, by its weight there). */
   def update(p: Array[Double]): Unit = {
     require(p.length == dimensions, s"a point of ${p.length} values for a forest of $dimensions")
@@ -141,6 +186,15 @@ private[rcf] final class Sample(tree: Int, capacity: Int, dimensions: Int, seed:
   private val byWeight = new java.util.PriorityQueue[(Double, Long, Array[Double])](
     16, (a: (Double, Long, Array[Double]), b: (Double, Long, Array[Double])) => java.lang.Double.compare(b._1, a._1))
 
+  /** Dimension `d` of each kept point. */
+  def values(d: Int): Array[Double] = {
+    val out = new Array[Double](byWeight.size)
+    var i = 0
+    val it = byWeight.iterator()
+    while (it.hasNext) { out(i) = it.next()._3(d); i += 1 }
+    out
+  }
+
   def offer(p: Array[Double], seq: Long, weight: Double): Unit = {
     if (byWeight.size < capacity) { byWeight.add((weight, seq, p)); insert(p, seq) }
     else if (weight < byWeight.peek()._1) {
@@ -179,6 +233,55 @@ private[rcf] final class Sample(tree: Int, capacity: Int, dimensions: Int, seed:
       depth -= 1
     }
     s
+  }
+
+  /** [[score]] of `p`, split over its dimensions' low (`2d`) and high (`2d + 1`) sides. */
+  def attribution(p: Array[Double]): Array[Double] = {
+    var node = root
+    var depth = 0
+    while (!node.isLeaf) {
+      node = if (p(node.cutDim) <= node.cutValue) node.left else node.right
+      depth += 1
+    }
+    val a = new Array[Double](2 * dimensions)
+    // Node n at depthHere mixes 1 / (depthHere + 1) in with the chance that a cut of its box,
+    // stretched to hold p, separates p (at a leaf p differs from: every cut does).
+    def mix(n: Node, depthHere: Int): Unit = {
+      var after = 0.0
+      var before = 0.0
+      var d = 0
+      while (d < dimensions) {
+        before += n.hi(d) - n.lo(d)
+        after += math.max(n.hi(d), p(d)) - math.min(n.lo(d), p(d))
+        d += 1
+      }
+      if (after > 0.0) {
+        val cut = (after - before) / after
+        val keep = 1.0 - cut
+        var i = 0
+        while (i < a.length) { a(i) *= keep; i += 1 }
+        val part = 1.0 / (depthHere + 1)
+        d = 0
+        while (d < dimensions) {
+          if (p(d) < n.lo(d)) a(2 * d) += part * (n.lo(d) - p(d)) / after
+          if (p(d) > n.hi(d)) a(2 * d + 1) += part * (p(d) - n.hi(d)) / after
+          d += 1
+        }
+      }
+    }
+    if (java.util.Arrays.equals(node.point, p)) {
+      val m = node.mass
+      val s = (1.0 - m / (2.0 * root.mass)) / (depth + Forest.log2(m + 1.0))
+      java.util.Arrays.fill(a, s / a.length)
+    } else mix(node, depth)
+    node = node.parent
+    depth -= 1
+    while (node != null) {
+      mix(node, depth)
+      node = node.parent
+      depth -= 1
+    }
+    a
   }
 
   /** Adds point `p` (number `seq`): a new leaf where a random cut of a stretched box separates it. */
