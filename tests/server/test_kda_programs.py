@@ -148,6 +148,11 @@ VAN_SOURCE = (
     "WITH (format = 'json', path = '{folder}')"
 )
 
+FORKLIFT_SOURCE = (
+    'CREATE STREAM "SOURCE_SQL_STREAM_001" ("aisle_x" DOUBLE, "aisle_y" DOUBLE, "forklift" VARCHAR(8)) '
+    "WITH (format = 'json', path = '{folder}')"
+)
+
 SPINDLE_SOURCE = (
     'CREATE STREAM "SPINDLE_SQL_STREAM_001" ("spindleRpm" INTEGER, "machineMode" VARCHAR(16)) '
     "WITH (format = 'json', path = '{folder}')"
@@ -519,6 +524,7 @@ SOURCES: dict[str, list[str]] = {
     "kda_distinct_players_grouped_by_monotonic_minute.sql": [PLAYER_ACTIONS_SOURCE],
     "kda_random_cut_forest_sorted_by_score.sql": [SPINDLE_SOURCE],
     "kda_random_cut_forest_with_explanation_per_van.sql": [VAN_SOURCE],
+    "kda_hotspots_of_forklift_positions.sql": [FORKLIFT_SOURCE],
     "kda_top_k_items_tumbling.sql": [CLICKS_SOURCE],
     "kda_count_distinct_items_tumbling.sql": [CLICKS_SOURCE],
     "kda_top_k_of_joined_reference_then_threshold.sql": [
@@ -1108,6 +1114,45 @@ def test_kda_random_cut_forest_with_explanation_program(server: Server) -> None:
             other = "ENGINE_TEMP_C" if column == "SPEED_KMH" else "SPEED_KMH"
             assert float(explanation[column]["ATTRIBUTION_SCORE"]) > float(explanation[other]["ATTRIBUTION_SCORE"])
             assert explanation[column]["DIRECTION"] == direction, text
+
+
+def test_kda_hotspots_program(server: Server) -> None:
+    """HOTSPOTS as the developer guide's hotspot example writes it: a plain SELECT in the pump over
+    `TABLE (HOTSPOTS(CURSOR(SELECT STREAM "x", "y", ... FROM "SOURCE_SQL_STREAM_001"), n, r, k))`
+    into a stream with `HOTSPOTS_RESULT VARCHAR(10000)`. Generated forklift positions on a 60 x 40
+    m floor, one in four from a 4 x 4 m loading bay. Every record arrives with its result, the
+    results are those the same query gives over the source's rows as a table, and once the window
+    is full the densest hotspot is the bay."""
+    rnd = random.Random(5622)
+    folder = server.state_dir.parent / "forklifts"
+    run(server, "forklifts", [FORKLIFT_SOURCE.format(folder=folder)], program("kda_hotspots_of_forklift_positions.sql"))
+    t = at("06:00:00")
+    records = []
+    for i in range(800):
+        t += timedelta(milliseconds=rnd.randint(20, 200))
+        bay = rnd.random() < 0.25
+        x, y = (41 + 4 * rnd.random(), 12 + 4 * rnd.random()) if bay else (60 * rnd.random(), 40 * rnd.random())
+        records.append({"ROWTIME": iso_micros(t), "aisle_x": x, "aisle_y": y, "forklift": f"F{i % 7}"})
+    write_rows(folder, "records", records)
+    # A far record: the watermark it moves lets every reading above through, in ROWTIME order.
+    flush = {"ROWTIME": iso(t + timedelta(hours=1)), "aisle_x": 1.0, "aisle_y": 1.0, "forklift": "FLUSH"}
+    write_rows(folder, "flush", [flush])
+    query = (
+        "SELECT aisle_x, aisle_y, forklift, HOTSPOTS_RESULT FROM forklifts.CONGESTION_STREAM WHERE forklift <> 'FLUSH'"
+    )
+    wait_until(lambda: len(server.query(query)) >= len(records), what="every reading with its hotspots")
+    got = sorted(server.query(query))
+    replay = server.query(
+        'SELECT "aisle_x", "aisle_y", "forklift", HOTSPOTS_RESULT FROM TABLE(HOTSPOTS('
+        'CURSOR(SELECT "aisle_x", "aisle_y", "forklift", ROWTIME FROM forklifts."SOURCE_SQL_STREAM_001"), 500, 1.5, 12))'
+    )
+    assert got == sorted(r for r in replay if r[2] != "FLUSH")
+    assert sorted(r[:2] for r in got) == sorted((r["aisle_x"], r["aisle_y"]) for r in records)
+    by_position = {(r[0], r[1]): json.loads(r[3])["hotspots"] for r in got}
+    for r in records[500:]:
+        top = by_position[(r["aisle_x"], r["aisle_y"])][0]
+        assert top["minValues"][0] >= 41 - 1.5 and top["maxValues"][0] <= 45 + 1.5, top
+        assert top["minValues"][1] >= 12 - 1.5 and top["maxValues"][1] <= 16 + 1.5, top
 
 
 # ---- TOP_K_ITEMS_TUMBLING and COUNT_DISTINCT_ITEMS_TUMBLING, as in the reference's examples ------

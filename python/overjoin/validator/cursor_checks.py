@@ -1,5 +1,6 @@
 """Kinesis Data Analytics' functions of a cursor, read as relations (docs/semantics.md §14):
 ``TABLE(RANDOM_CUT_FOREST(CURSOR(query), ...))`` (and ``RANDOM_CUT_FOREST_WITH_EXPLANATION``),
+``TABLE(HOTSPOTS(CURSOR(query), windowSize, scanRadius, minimumNumberOfPointsInAHotspot))``,
 ``TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query), 'column', K, windowSize))`` and
 ``TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'column', windowSize))``. The parameters the
 JVM parser refuses, with the same positions and messages (OJ001). Whether the query can be read (a
@@ -24,6 +25,7 @@ class _Param:
     required: bool = True
     column: bool = False  # a column's name in single quotes, not a number
     flag: bool = False  # TRUE or FALSE, not a number
+    positive: bool = False  # any number above 0, not only a whole one
 
 
 #: Each function's parameters after its cursor, in order, with KDA's ranges (the JVM's CursorFunctionParser).
@@ -36,17 +38,16 @@ _FOREST = (
 FUNCTIONS: dict[str, tuple[_Param, ...]] = {
     "RANDOM_CUT_FOREST": _FOREST,
     "RANDOM_CUT_FOREST_WITH_EXPLANATION": (*_FOREST, _Param("withDirectionality", required=False, flag=True)),
+    "HOTSPOTS": (
+        _Param("windowSize", 100, 1000),
+        _Param("scanRadius", positive=True),
+        _Param("minimumNumberOfPointsInAHotspot", 2, 1000),
+    ),
     "TOP_K_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("K", 1, 100000), _Param("windowSize", 1, 3600)),
     "COUNT_DISTINCT_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("windowSize", 1, 3600)),
 }
-#: KDA's functions of a cursor that overjoin does not run, and what each refusal says instead.
-_REFUSED = {
-    "HOTSPOTS": (
-        "HOTSPOTS is not supported: overjoin has no hotspot detection; to count the points of dense areas, "
-        "group them by a STEP window and a grid cell "
-        "(GROUP BY STEP(s.ROWTIME BY INTERVAL '1' MINUTE), FLOOR(x / 10), FLOOR(y / 10))"
-    ),
-}
+#: KDA's functions of a cursor that overjoin does not run, and what each refusal says instead (none now).
+_REFUSED: dict[str, str] = {}
 
 
 def check_cursor_functions(tokens: list[Token], reporter: Reporter) -> None:
@@ -121,9 +122,23 @@ def _check_call(tokens: list[Token], i: int, reporter: Reporter) -> None:
     if n < required:
         takes = ", ".join(p.name for p in params[:required])
         _syntax_error(reporter, tokens[call_close], f"expected {params[n].name} of {name} (it takes {takes})")
+        return
+    if name == "HOTSPOTS" and int(tokens[call_close - 1].text) > int(tokens[cursor_close + 2].text):
+        window = tokens[cursor_close + 2].text
+        _syntax_error(
+            reporter,
+            tokens[call_close - 1],
+            f"minimumNumberOfPointsInAHotspot of HOTSPOTS is a whole number from 2 to windowSize ({window})",
+        )
 
 
 def _fits(param: _Param, value: Token) -> bool:
+    if param.positive:
+        try:
+            number = float(value.text)
+        except ValueError:
+            return False
+        return value.token_type == TokenType.NUMBER and 0 < number < float("inf")
     if param.flag:
         return value.token_type in (TokenType.TRUE, TokenType.FALSE)
     if param.column:
@@ -133,6 +148,8 @@ def _fits(param: _Param, value: Token) -> bool:
 
 
 def _wrong(function: str, param: _Param) -> str:
+    if param.positive:
+        return f"{param.name} of {function} is a number above 0"
     if param.flag:
         return f"{param.name} of {function} is TRUE or FALSE"
     if param.column:

@@ -1,4 +1,4 @@
--- error: OJ001 3:28
--- KDA's HOTSPOTS, written over several lines as its users write it
+-- error: OJ001 4:74
+-- HOTSPOTS needs no more points in a hotspot than its window holds
 SELECT STREAM * FROM TABLE(HOTSPOTS(
-  CURSOR(SELECT STREAM "x", "y" FROM "SOURCE_SQL_STREAM_001"), 1000, 0.2, 17))
+  CURSOR(SELECT STREAM "x", "y" FROM "SOURCE_SQL_STREAM_001"), 100, 0.2, 170))

@@ -110,6 +110,12 @@ final case class RcfCall(start: Int, text: String, trees: Int = 100, sampleSize:
     directionality: Boolean = false) extends CursorCall
 
 /**
+ * `HOTSPOTS(CURSOR(query), windowSize, scanRadius, minimumNumberOfPointsInAHotspot)`: the query's
+ * rows, each with the hotspots of the last `windowSize` rows' points.
+ */
+final case class HotspotsCall(start: Int, text: String, windowSize: Int, scanRadius: Double, minPoints: Int) extends CursorCall
+
+/**
  * `TOP_K_ITEMS_TUMBLING(CURSOR(query), 'column', k, windowSeconds)`: per tumbling window of
  * `windowSeconds` of the query's `ROWTIME`, the `k` most frequent values of `column`.
  */

@@ -3,7 +3,7 @@ package io.overjoin.parser
 import scala.collection.mutable.ArrayBuffer
 
 import io.overjoin.errors.OverjoinErrors
-import io.overjoin.model.{CountDistinctCall, CursorCall, RcfCall, TopKCall}
+import io.overjoin.model.{CountDistinctCall, CursorCall, HotspotsCall, RcfCall, TopKCall}
 
 /**
  * Kinesis Data Analytics' functions of a cursor, read as a relation of a `FROM` clause
@@ -12,6 +12,7 @@ import io.overjoin.model.{CountDistinctCall, CursorCall, RcfCall, TopKCall}
  *   TABLE(RANDOM_CUT_FOREST(CURSOR(query) [, numberOfTrees [, subSampleSize [, timeDecay [, shingleSize]]]]))
  *   TABLE(RANDOM_CUT_FOREST_WITH_EXPLANATION(CURSOR(query) [, numberOfTrees [, subSampleSize [, timeDecay
  *     [, shingleSize [, withDirectionality]]]]]))
+ *   TABLE(HOTSPOTS(CURSOR(query), windowSize, scanRadius, minimumNumberOfPointsInAHotspot))
  *   TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(query), 'columnName', K, windowSize))
  *   TABLE(COUNT_DISTINCT_ITEMS_TUMBLING(CURSOR(query), 'columnName', windowSize))
  * }}}
@@ -67,6 +68,15 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
         d.copy(trees = int(0, d.trees).toInt, sampleSize = int(1, d.sampleSize).toInt, timeDecay = int(2, d.timeDecay),
           shingleSize = int(3, d.shingleSize).toInt,
           directionality = values.lift(4).exists(_.asInstanceOf[Boolean]))
+      case "HOTSPOTS" =>
+        val window = values(0).asInstanceOf[Long]
+        val minPoints = values(2).asInstanceOf[Long]
+        if (minPoints > window) {
+          val at = tokens(callClose - 1)
+          throw OverjoinErrors.syntaxDetail(c.span(at), s"'${at.text}'",
+            s"minimumNumberOfPointsInAHotspot of HOTSPOTS is a whole number from 2 to windowSize ($window)")
+        }
+        HotspotsCall(start, text, window.toInt, values(1).asInstanceOf[Double], minPoints.toInt)
       case "TOP_K_ITEMS_TUMBLING" =>
         TopKCall(start, text, values(0).asInstanceOf[String], values(1).asInstanceOf[Long].toInt,
           values(2).asInstanceOf[Long].toInt)
@@ -86,6 +96,9 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
         throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name of $function is a whole number from $lo to $hi")
       }
       number.get
+    case Positive(name) =>
+      val number = if (v.kind == TokenKind.Number) v.text.toDoubleOption.filter(x => x > 0 && !x.isInfinite) else None
+      number.getOrElse(throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name of $function is a number above 0"))
     case Flag(name) =>
       if (!v.isWordIn(Set("TRUE", "FALSE"))) {
         throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name of $function is TRUE or FALSE")
@@ -105,6 +118,7 @@ private[parser] object CursorFunctionParser {
   final case class Whole(name: String, lo: Long, hi: Long, required: Boolean) extends Param
   final case class Column(name: String) extends Param { def required: Boolean = true }
   final case class Flag(name: String) extends Param { def required: Boolean = false }
+  final case class Positive(name: String) extends Param { def required: Boolean = true }
 
   private val ForestParams = Seq(Whole("numberOfTrees", 1, 1000, required = false),
     Whole("subSampleSize", 10, 1000, required = false), Whole("timeDecay", 1, Int.MaxValue, required = false),
@@ -114,13 +128,12 @@ private[parser] object CursorFunctionParser {
   val Functions: Map[String, Seq[Param]] = Map(
     "RANDOM_CUT_FOREST" -> ForestParams,
     "RANDOM_CUT_FOREST_WITH_EXPLANATION" -> (ForestParams :+ Flag("withDirectionality")),
+    "HOTSPOTS" -> Seq(Whole("windowSize", 100, 1000, required = true), Positive("scanRadius"),
+      Whole("minimumNumberOfPointsInAHotspot", 2, 1000, required = true)),
     "TOP_K_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("K", 1, 100000, required = true),
       Whole("windowSize", 1, 3600, required = true)),
     "COUNT_DISTINCT_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("windowSize", 1, 3600, required = true)))
 
-  /** KDA's functions of a cursor that overjoin does not run: what each refusal says instead. */
-  val Refused: Map[String, String] = Map(
-    "HOTSPOTS" ->
-      ("HOTSPOTS is not supported: overjoin has no hotspot detection; to count the points of dense areas, group them " +
-        "by a STEP window and a grid cell (GROUP BY STEP(s.ROWTIME BY INTERVAL '1' MINUTE), FLOOR(x / 10), FLOOR(y / 10))"))
+  /** KDA's functions of a cursor that overjoin does not run: what each refusal says instead (none now). */
+  val Refused: Map[String, String] = Map.empty
 }

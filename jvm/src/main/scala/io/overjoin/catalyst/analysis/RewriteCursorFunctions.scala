@@ -13,8 +13,9 @@ import org.apache.spark.sql.types._
 import io.overjoin.catalyst.expressions.{TimeFloor, TopKItems}
 import io.overjoin.catalyst.plans.logical.{CursorFunctionInput, OverjoinNode, WindowedJoin}
 import io.overjoin.errors.OverjoinErrors
+import io.overjoin.execution.hotspots.HotspotsScoring
 import io.overjoin.execution.rcf.RandomCutForestScoring
-import io.overjoin.model.{CountDistinctCall, CursorCall, RcfCall, TopKCall}
+import io.overjoin.model.{CountDistinctCall, CursorCall, HotspotsCall, RcfCall, TopKCall}
 
 /**
  * Kinesis Data Analytics' functions of a cursor (docs/semantics.md §14), once the cursor's query
@@ -54,6 +55,7 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
     plan.transformUp {
       case f: CursorFunctionInput if f.child.resolved => f.call match {
         case call: RcfCall => randomCutForest(call, f.child)
+        case call: HotspotsCall => hotspots(call, f.child)
         case call: TopKCall => topKItems(call, f.child)
         case call: CountDistinctCall => countDistinctItems(call, f.child)
       }
@@ -71,12 +73,10 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
     at
   }
 
-  private def randomCutForest(call: RcfCall, child: LogicalPlan): LogicalPlan = {
-    val fields = child.output
-    def refuse(problem: String, fix: String): Nothing = RewriteCursorFunctions.refuse(call, problem, fix)
-    val rowtime = rowtimeOf(call, child)
+  /** The positions of the query's numeric columns, which make a row's point; DECIMAL is refused. */
+  private def numericColumns(call: CursorCall, fields: Seq[Attribute]): Array[Int] = {
     fields.find(_.dataType.isInstanceOf[DecimalType]).foreach { a =>
-      refuse(s"its column ${a.name} is ${a.dataType.sql}, which it does not take",
+      refuse(call, s"its column ${a.name} is ${a.dataType.sql}, which it does not take",
         s"cast it in the query: CAST(${a.name} AS DOUBLE)")
     }
     val numeric = fields.indices.filter(i => fields(i).dataType match {
@@ -84,43 +84,73 @@ object RewriteCursorFunctions extends Rule[LogicalPlan] {
       case _ => false
     }).toArray
     if (numeric.isEmpty) {
-      refuse("its query has no numeric column to score", "select the numeric columns the score should use")
+      refuse(call, "its query has no numeric column to score", "select the numeric columns the score should use")
     }
+    numeric
+  }
+
+  private def randomCutForest(call: RcfCall, child: LogicalPlan): LogicalPlan = {
+    val fields = child.output
+    val rowtime = rowtimeOf(call, child)
+    val numeric = numericColumns(call, fields)
+    val added = Seq(StructField("ANOMALY_SCORE", DoubleType, nullable = true)) ++
+      (if (call.explanation) Seq(StructField("ANOMALY_EXPLANATION", StringType, nullable = true)) else Nil)
+    def state(rows: StructType) = StructType(Seq(StructField("forest", BinaryType), StructField("waiting", ArrayType(rows)),
+      StructField("shingle", ArrayType(ArrayType(DoubleType, containsNull = false)))))
+    oneGroup(child, rowtime, added, state,
+      new RandomCutForestScoring(call, rowtime, numeric, numeric.map(fields(_).name), child.isStreaming))
+  }
+
+  /**
+   * `TABLE(HOTSPOTS(CURSOR(query), windowSize, scanRadius, minimumNumberOfPointsInAHotspot))`: the
+   * query's rows with `HOTSPOTS_RESULT`, the hotspots of the last `windowSize` rows' points, in
+   * `ROWTIME` order through one window ([[HotspotsScoring]]), as for `RANDOM_CUT_FOREST`.
+   */
+  private def hotspots(call: HotspotsCall, child: LogicalPlan): LogicalPlan = {
+    val rowtime = rowtimeOf(call, child)
+    val numeric = numericColumns(call, child.output)
+    def state(rows: StructType) = StructType(Seq(
+      StructField("window", ArrayType(ArrayType(DoubleType, containsNull = false))), StructField("waiting", ArrayType(rows))))
+    oneGroup(child, rowtime, Seq(StructField("HOTSPOTS_RESULT", StringType, nullable = true)), state,
+      new HotspotsScoring(call, rowtime, numeric, child.isStreaming))
+  }
+
+  /**
+   * `child`'s rows through `function`, a `flatMapGroupsWithState` of one group (the whole stream),
+   * which gives each row back with the `added` columns; `state` is the group's state schema given
+   * the rows' own.
+   */
+  private def oneGroup(child: LogicalPlan, rowtime: Int, added: Seq[StructField], state: StructType => StructType,
+      function: (Any, Iterator[Any], org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState[Any]) => Iterator[Any])
+      : LogicalPlan = {
+    val fields = child.output
     val streaming = child.isStreaming
     val unmarked = WindowedJoin.withoutEventTime(_: Metadata)
     val key = Alias(Literal(0), "__overjoin_rcf_key")()
     // Spark asks an event-time timeout for one event-time column among the operator's inputs.
     val eventTime = Alias(fields(rowtime), "__overjoin_rcf_time")(explicitMetadata = Some(WindowedJoin.RowtimeMetadata))
-    // New ids throughout: what reads the scores resolves them by name once this rewrite is done.
+    // New ids throughout: what reads the results resolves them by name once this rewrite is done.
     // Rows cross the operator as Rows whose fields are found by name: each column is named by its
     // position there, since the query's columns may share a name (`a.x, b.x`, or 'x' beside X).
     def inner(i: Int): String = s"__overjoin_c$i"
     val columns = fields.zipWithIndex.map { case (a, i) => Alias(a, inner(i))(explicitMetadata = Some(unmarked(a.metadata))) }
     val keyed = Project(columns ++ Seq(key) ++ (if (streaming) Seq(eventTime) else Nil), child)
     val schema = StructType(fields.zipWithIndex.map { case (a, i) => StructField(inner(i), a.dataType, a.nullable, unmarked(a.metadata)) })
-    val scoredSchema = {
-      val scores = schema.add(StructField("ANOMALY_SCORE", DoubleType, nullable = true))
-      if (call.explanation) scores.add(StructField("ANOMALY_EXPLANATION", StringType, nullable = true)) else scores
-    }
-    val stateSchema = StructType(Seq(StructField("forest", BinaryType), StructField("waiting", ArrayType(schema)),
-      StructField("shingle", ArrayType(ArrayType(DoubleType, containsNull = false)))))
+    val outSchema = StructType(schema.fields ++ added)
     val rowEncoder: Encoder[Row] = ExpressionEncoder(schema)
     val scored = FlatMapGroupsWithState[Int, Row, Row, Row](
-      new RandomCutForestScoring(call, rowtime, numeric, numeric.map(fields(_).name), streaming),
-      Seq(key.toAttribute), columns.map(_.toAttribute), OutputMode.Append(), isMapGroupsWithState = false,
+      function, Seq(key.toAttribute), columns.map(_.toAttribute), OutputMode.Append(), isMapGroupsWithState = false,
       if (streaming) GroupStateTimeout.EventTimeTimeout() else GroupStateTimeout.NoTimeout(), keyed)(
-      Encoders.scalaInt, rowEncoder, ExpressionEncoder(stateSchema), ExpressionEncoder(scoredSchema))
-    // The query's columns under their names and qualifiers (ROWTIME with its event-time mark), and the
-    // score (and its explanation).
-    val added = scoredSchema.fields.drop(fields.size).indices.map { j =>
-      val at = fields.size + j
-      Alias(scored.output(at), scoredSchema.fields(at).name)(qualifier = fields.head.qualifier)
-    }
+      Encoders.scalaInt, rowEncoder, ExpressionEncoder(state(schema)), ExpressionEncoder(outSchema))
+    // The query's columns under their names and qualifiers (ROWTIME with its event-time mark), and
+    // the added ones.
     Project(fields.indices.map { i =>
       val a = fields(i)
       Alias(scored.output(i), a.name)(qualifier = a.qualifier,
         explicitMetadata = Some(if (i == rowtime) a.metadata else unmarked(a.metadata)))
-    } ++ added, scored)
+    } ++ added.indices.map { j =>
+      Alias(scored.output(fields.size + j), added(j).name)(qualifier = fields.head.qualifier)
+    }, scored)
   }
 
   /** The query's column named `name` (as the query names it; case-insensitively when one column matches). */
