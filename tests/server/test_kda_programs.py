@@ -972,14 +972,17 @@ def test_kda_division_by_zero_leaves_the_row_out_and_the_pump_runs_on(server: Se
     alerts program does, over reports where that difference is sometimes zero: KDA sent such a row to
     its error stream and went on; here the row is left out, the pump keeps running and DESCRIBE PUMP
     counts it. A second pump counts each station's moves over ten minutes with a sliding window
-    and keeps the stations that moved twice. Models: the same filter in Python, skipping the zero
-    divisors, and a count of the kept moves of the station in the ten minutes up to each."""
+    and keeps the stations that moved twice; a third averages each station's moves every ten
+    minutes with `SUM(delta / (price - delta)) * 100 / COUNT(*)`, leaving the zero divisors out of
+    their groups. Models: the same filter in Python, skipping the zero divisors, a count of the kept
+    moves of the station in the ten minutes up to each, and the averages per station and window."""
     rnd = random.Random(5520)
     folder = server.state_dir.parent / "price_moves"
     text = program("kda_price_moves_divided_then_counted_per_station.sql")
     run(server, "price_moves", [PRICE_SOURCE.format(folder=folder)], text)
     t = at("06:00:00")
-    records, kept, zero = [], [], 0
+    records: list[dict[str, Any]] = []
+    kept, zero = [], 0
     for _ in range(80):
         t += timedelta(seconds=rnd.randint(20, 90))
         station, grade = rnd.choice(["ST-1", "ST-2", "ST-3"]), rnd.choice(["E10", "DIESEL"])
@@ -1011,6 +1014,20 @@ def test_kda_division_by_zero_leaves_the_row_out_and_the_pump_runs_on(server: Se
     wait_until(lambda: len(server.query(counted)) >= len(busy), what="the busy stations")
     got = [(w, s, round(d, 4), n) for w, s, d, n in server.query(counted)]
     assert sorted(got) == sorted((w, s, round(d, 4), n) for w, s, d, n in busy)
+    # The third pump: a report whose division in SUM(...) divides by zero is left out of its group
+    # (and counted), each group's ROWTIME the end of its ten minutes.
+    groups: dict[tuple[datetime, str], list[float]] = {}
+    for r in records:
+        when = datetime.strptime(r["ROWTIME"], "%Y-%m-%dT%H:%M:%SZ")
+        if r["price"] - r["delta"] != 0 and when < flush:
+            end = when.replace(minute=when.minute // 10 * 10, second=0) + ten
+            groups.setdefault((end, r["station_id"]), []).append(r["delta"] / (r["price"] - r["delta"]))
+    averages = sorted((end, s, round(sum(v) * 100 / len(v), 6), len(v)) for (end, s), v in groups.items())
+    averaged = "SELECT ROWTIME, station_id, avg_move_pct, reports FROM price_moves.AVERAGE_MOVE_STREAM"
+    wait_until(lambda: len(server.query(averaged)) >= len(averages), what="the average moves")
+    assert sorted((w, s, round(a, 6), n) for w, s, a, n in server.query(averaged)) == averages
+    described = dict(server.query('DESCRIBE PUMP "price_moves"."average_move_pump"'))
+    assert described["state"] == "RUNNING" and described["error_rows"] == str(zero)
 
 
 # ---- RANDOM_CUT_FOREST, then a stream sorted per second, as in the developer guide's anomaly example

@@ -520,6 +520,77 @@ def test_a_stream_leaves_out_and_counts_the_rows_that_divide_by_zero(spark) -> N
     assert counted == [sum(1 for r in b if r["b"] == 0) for b in batches]
 
 
+GROUPED_DIVISIONS = (
+    "SELECT STREAM k, STEP(z.ROWTIME BY INTERVAL '20' SECOND) AS w, SUM(a) / SUM(b) AS q, SUM(x / y) AS s, "
+    "COUNT(*) AS n FROM {source} AS z GROUP BY k, STEP(z.ROWTIME BY INTERVAL '20' SECOND)"
+)
+
+
+def grouped_division_rows(seed: int, n: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    return [
+        {"ROWTIME": datetime(2024, 1, 1) + timedelta(seconds=i), "k": rng.randint(0, 4), "a": rng.choice([None, *range(-5, 9)]),
+         "b": rng.choice([None, -1, 0, 1, 1]), "x": float(rng.randint(-3, 3)), "y": float(rng.choice([0, 1, 2, -1, 4]))}
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def grouped_division_model(rows: list[dict[str, Any]]) -> tuple[list[tuple], int, int]:
+    """A row whose ``x / y`` divides by zero is left out of its group (every input row runs it); a
+    group whose ``SUM(b)`` is zero is left out (its result divides by zero); a NULL sum divides to
+    NULL. Also how many rows and groups were left out."""
+    kept = [r for r in rows if r["y"] != 0]
+    groups: dict[tuple[int, datetime], list[dict[str, Any]]] = {}
+    for r in kept:
+        w = r["ROWTIME"].replace(second=r["ROWTIME"].second // 20 * 20)
+        groups.setdefault((r["k"], w), []).append(r)
+    out, dropped = [], 0
+    for (k, w), members in groups.items():
+        sa = sum(r["a"] for r in members if r["a"] is not None) if any(r["a"] is not None for r in members) else None
+        sb = sum(r["b"] for r in members if r["b"] is not None) if any(r["b"] is not None for r in members) else None
+        if sb == 0:
+            dropped += 1
+            continue
+        q = None if sa is None or sb is None else trunc_div(sa, sb)
+        out.append((k, w, q, sum(r["x"] / r["y"] for r in members), len(members)))
+    return sorted(out), len(rows) - len(kept), dropped
+
+
+def test_an_aggregation_leaves_out_the_rows_and_groups_that_divide_by_zero(spark) -> None:
+    """In a windowed aggregation, an input row whose division in an aggregate's argument divides by
+    zero is left out of its group, and a group whose result divides by zero (``SUM(a) / SUM(b)``) is
+    left out, as KDA sent each to its error stream; the model computes the groups in Python."""
+    rows = grouped_division_rows(31, 400)
+    want, dropped_rows, dropped_groups = grouped_division_model(rows)
+    assert dropped_rows > 20 and dropped_groups > 5 and len(want) > 50
+    spark.createDataFrame(rows, "ROWTIME TIMESTAMP, k INT, a INT, b INT, x DOUBLE, y DOUBLE").createOrReplaceTempView(
+        "zgroup"
+    )
+    got = sorted(tuple(r) for r in spark.sql(GROUPED_DIVISIONS.format(source="zgroup")).collect())
+    assert got == want
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        spark.sql("SELECT k, SUM(a) / SUM(b) FROM zgroup GROUP BY k, FLOOR(UNIX_SECONDS(ROWTIME) / 20)").collect()
+
+
+@pytest.mark.streaming
+def test_a_stream_aggregation_leaves_out_and_counts_rows_and_groups_that_divide_by_zero(spark) -> None:
+    rows = grouped_division_rows(32, 240)
+    far = {"ROWTIME": datetime(2024, 1, 1, 1), "k": 0, "a": 1, "b": 1, "x": 1.0, "y": 1.0}
+    src = make_stream(spark, "zgroup_s", "ROWTIME TIMESTAMP, k INT, a INT, b INT, x DOUBLE, y DOUBLE")
+    batches = [rows[i : i + 60] for i in range(0, len(rows), 60)] + [[far]]
+    run = run_stream(spark, GROUPED_DIVISIONS.format(source="STREAM zgroup_s"), [{"zgroup_s": b} for b in batches],
+                     {"zgroup_s": src})  # fmt: skip
+    want, dropped_rows, dropped_groups = grouped_division_model(rows)
+    assert sorted(tuple(r) for r in run.rows) == want
+    counted = sum(
+        v["rows"] or 0  # a batch that emits no group counts NULL
+        for p in run.progress
+        for k, v in p.observedMetrics.items()
+        if k.startswith("overjoin_zero_divisor")
+    )
+    assert counted == dropped_rows + dropped_groups and dropped_groups > 0
+
+
 # ---- W3C_LOG_PARSE ------------------------------------------------------------------------------
 
 #: The formats KDA names (its SQL reference, "W3C Predefined Formats") as Apache writes them, and two

@@ -2,7 +2,7 @@ package org.apache.spark.sql.overjoin
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, EventTimeWatermark, Filter, LogicalPlan, Project, SubqueryAlias}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CollectMetrics, EventTimeWatermark, Filter, LogicalPlan, Project, SubqueryAlias}
 import org.apache.spark.sql.classic.{Dataset, SparkSession => ClassicSession}
 
 import io.overjoin.catalyst.analysis.{RewriteStaggerWindows, RewriteTumblingAggregates}
@@ -49,6 +49,8 @@ object ImplicitRowtime {
         case _ => withRowtime(child, ids).map(c => Project(list :+ c.output.last, c))
       }
     case f: Filter => withRowtime(f.child, ids).map(c => f.copy(child = c))
+    // The count of a group's rows left out for dividing by zero, above an aggregation.
+    case m: CollectMetrics => withRowtime(m.child, ids).map(c => m.copy(child = c))
     case s: SubqueryAlias => withRowtime(s.child, ids).map(c => s.copy(child = c))
     case _ => None
   }

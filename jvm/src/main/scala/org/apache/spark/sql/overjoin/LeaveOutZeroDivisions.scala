@@ -7,8 +7,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Cast, ConditionalExpression, EqualNullSafe, Expression, ExpressionSet, If, LambdaFunction, Literal, NamedExpression, Not, Or, SubqueryExpression}
-import org.apache.spark.sql.catalyst.expressions.aggregate.Sum
-import org.apache.spark.sql.catalyst.plans.logical.{CollectMetrics, Filter, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Sum}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CollectMetrics, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.QueryExecution
 import org.apache.spark.sql.streaming.StreamingQueryListener
@@ -20,17 +20,19 @@ import org.apache.spark.sql.util.QueryExecutionListener
  * `WHERE` of a streaming block whose division always runs (not in a `CASE` branch, an `IF`'s
  * branches, `COALESCE`'s later arguments or the right of `AND`/`OR`, which run only for some rows)
  * gets, below it, a filter that leaves out the rows whose divisor is zero, and metrics that count
- * them ([[ZeroDivisions]]: logged, and `error_rows` in `DESCRIBE PUMP`). Any other division, an
- * aggregate's included, is Spark's. Post-hoc: the plan is resolved, and no overjoin rule sees the
- * filter.
+ * them ([[ZeroDivisions]]: logged, and `error_rows` in `DESCRIBE PUMP`); in an aggregation, a
+ * division each input row runs leaves that row out, and one of a group's result leaves the group's
+ * row out. Any other division is Spark's. Post-hoc: the plan is resolved, and no overjoin rule sees
+ * the filter.
  */
 object LeaveOutZeroDivisions extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!plan.exists(_.expressions.exists(marked))) plan
     else plan.transformUp {
+      case a: Aggregate if a.expressions.exists(marked) => aggregate(a)
       case p: Project if p.projectList.exists(marked) =>
         p.copy(projectList = p.projectList.map(strip(_).asInstanceOf[NamedExpression]),
-          child = guard(p.child, p.projectList.flatMap(always)))
+          child = guard(p.child, p.projectList.flatMap(always(_))))
       case f: Filter if marked(f.condition) =>
         f.copy(condition = strip(f.condition), child = guard(f.child, always(f.condition)))
       case other if other.expressions.exists(marked) => other.mapExpressions(strip)
@@ -40,17 +42,63 @@ object LeaveOutZeroDivisions extends Rule[LogicalPlan] {
 
   private def strip(e: Expression): Expression = e.transform { case d: KdaRowDivision => d.replacement }
 
-  /** The divisors of the divisions `e` always evaluates, where a zero divisor would fail the row. */
-  private def always(e: Expression): Seq[Expression] = e match {
+  /**
+   * The divisors of the divisions `e` always evaluates, where a zero divisor would fail the row;
+   * with `perGroup`, those of an aggregation's result (not inside an aggregate function, which
+   * runs per row of the group).
+   */
+  private def always(e: Expression, perGroup: Boolean = false): Seq[Expression] = e match {
+    case _: AggregateExpression if perGroup => Nil
     case d: KdaRowDivision =>
       val divisor = strip(d.divisor)
-      d.replacement.children.flatMap(always) ++
+      d.replacement.children.flatMap(always(_, perGroup)) ++
         (if (divisor.deterministic && !divisor.exists(_.isInstanceOf[SubqueryExpression])) Seq(divisor) else Nil)
-    case c: ConditionalExpression => c.alwaysEvaluatedInputs.flatMap(always)
-    case a: And => always(a.left)
-    case o: Or => always(o.left)
+    case c: ConditionalExpression => c.alwaysEvaluatedInputs.flatMap(always(_, perGroup))
+    case a: And => always(a.left, perGroup)
+    case o: Or => always(o.left, perGroup)
     case _: LambdaFunction => Nil
-    case other => other.children.flatMap(always)
+    case other => other.children.flatMap(always(_, perGroup))
+  }
+
+  /**
+   * An aggregation of a streaming block (docs/semantics.md §10): a division that every input row
+   * runs (in the `GROUP BY`, or in an aggregate function's argument, without a `FILTER`) leaves
+   * the input row out of its group, below the aggregation, as above; one of the group's result
+   * (`SUM(a) / COUNT(b)`) leaves the group's row out, above it: the divisor is computed beside the
+   * result as a hidden column, the division gives NULL where it is zero instead of failing, and a
+   * filter above drops that row (counted as well), before the hidden columns are projected away.
+   * {{{
+   *                                           Project [k, q]
+   *                                           +- Filter NOT (d <=> 0)
+   *   Aggregate [k], [k, SUM(a) / SUM(b) q]      +- CollectMetrics
+   *                                      ==>        +- Aggregate [k], [k, IF(SUM(b) <=> 0, NULL, SUM(a) / SUM(b)) q, SUM(b) d]
+   * }}}
+   */
+  private def aggregate(a: Aggregate): LogicalPlan = {
+    val perRow = a.groupingExpressions.flatMap(always(_)) ++ a.aggregateExpressions.flatMap(_.collect {
+      case ae: AggregateExpression if ae.filter.isEmpty => ae.aggregateFunction.children.flatMap(always(_))
+    }.flatten)
+    val child = guard(a.child, perRow)
+    val perGroup = ExpressionSet(a.aggregateExpressions.flatMap(always(_, perGroup = true))).toSeq
+    if (perGroup.isEmpty) {
+      return a.copy(groupingExpressions = a.groupingExpressions.map(strip),
+        aggregateExpressions = a.aggregateExpressions.map(strip(_).asInstanceOf[NamedExpression]), child = child)
+    }
+    def safe(e: Expression): Expression = e match {
+      case ae: AggregateExpression => strip(ae)
+      case d: KdaRowDivision if perGroup.exists(_.semanticEquals(strip(d.divisor))) =>
+        val divisor = strip(d.divisor)
+        If(EqualNullSafe(divisor, Cast(Literal(0), divisor.dataType)), Literal(null, d.dataType), d.replacement.mapChildren(safe))
+      case d: KdaRowDivision => d.replacement.mapChildren(safe)
+      case other => other.mapChildren(safe)
+    }
+    val hidden = perGroup.zipWithIndex.map { case (d, i) => Alias(d, s"__overjoin_divisor_$i")() }
+    val results = a.copy(groupingExpressions = a.groupingExpressions.map(strip),
+      aggregateExpressions = a.aggregateExpressions.map(safe(_).asInstanceOf[NamedExpression]) ++ hidden, child = child)
+    val zero = hidden.map(h => EqualNullSafe(h.toAttribute, Cast(Literal(0), h.dataType)): Expression).reduce(Or(_, _))
+    val name = ZeroDivisions.register(perGroup.map(_.sql).mkString(", "))
+    val count = Alias(Sum(If(zero, Literal(1L), Literal(0L))).toAggregateExpression(), "rows")()
+    Project(a.output, Filter(Not(zero), CollectMetrics(name, Seq(count), results, 0L)))
   }
 
   private def guard(child: LogicalPlan, divisors: Seq[Expression]): LogicalPlan = if (divisors.isEmpty) child else {
