@@ -54,6 +54,18 @@ object PumpManager extends Logging {
   val WakeReaders = "spark.overjoin.server.wakeReaders"
 
   /**
+   * `spark.overjoin.server.interpretedProjections` (a server setting, default true): a pump's
+   * session builds the projections, predicates and orderings of its tasks interpreted
+   * (`spark.sql.codegen.factoryMode=NO_CODEGEN`; whole stages are still compiled) instead of
+   * generating their code again for each task of each micro-batch. At the rates of an application
+   * (tens to thousands of rows a second) that generation is a tenth of a pump's CPU and the rows are
+   * few; a batch of millions of rows takes about half as long again (docs/operator.md, "An
+   * application's pumps on one server"). A pump's own `SET` of the factory mode wins.
+   */
+  val InterpretedProjections = "spark.overjoin.server.interpretedProjections"
+  private val FactoryMode = "spark.sql.codegen.factoryMode"
+
+  /**
    * The running pumps' clocks, by pump key, with the streams each reads (qualified, lower case).
    * A pump's sink reads it when it has written a batch, in its query's thread, so it is kept apart
    * from `running` and this object's lock: a caller that stops a pump holds that lock while it
@@ -393,6 +405,7 @@ object PumpManager extends Logging {
     // stateful operator, each loaded and committed every micro-batch (seconds per batch on a small
     // machine). A pump's own setting, or the server's --conf, wins; a checkpoint keeps its count.
     s.conf.set(ShufflePartitions, defaultShufflePartitions.toString)
+    if (root.sparkContext.getConf.getBoolean(InterpretedProjections, defaultValue = true)) s.conf.set(FactoryMode, "NO_CODEGEN")
     d.conf.foreach { case (k, v) => s.conf.set(k, v) }
     s.catalog.setCurrentDatabase(d.database)
     val targetId = Streams.identifier(s, d.target)

@@ -222,18 +222,18 @@ private[analysis] object InputRowtimes {
       // Above the new watermark: the declared column carries its mark, no other column one.
       def above(q: LogicalPlan): LogicalPlan = q match {
         case f: WatermarkFence => f
-        case other => plainColumns(other.withNewChildren(other.children.map(above)), rowtime, Some(mark))
+        case other => plainColumns(other.withNewChildren(other.children.map(above)), rowtime, mark)
       }
       above(moved)
     }
   }
 
   /** `p`'s own expressions without event-time marks, but `rowtime`'s, which gets `mark`. */
-  private def plainColumns(p: LogicalPlan, rowtime: Attribute, mark: Option[Metadata]): LogicalPlan = {
+  private def plainColumns(p: LogicalPlan, rowtime: Attribute, mark: Metadata): LogicalPlan = {
     val key = EventTimeWatermark.delayKey
     def without(m: Metadata): Metadata = new MetadataBuilder().withMetadata(m).remove(key).build()
     p.transformExpressions {
-      case a: AttributeReference if a.exprId == rowtime.exprId && mark.isDefined => a.withMetadata(mark.get)
+      case a: AttributeReference if a.exprId == rowtime.exprId => a.withMetadata(mark)
       case a: AttributeReference if a.metadata.contains(key) => a.withMetadata(without(a.metadata))
       case al @ Alias(c, n) if al.explicitMetadata.exists(_.contains(key)) =>
         Alias(c, n)(al.exprId, al.qualifier, al.explicitMetadata.map(without), al.nonInheritableMetadataKeys)
