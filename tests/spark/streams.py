@@ -103,6 +103,16 @@ def run_stream(
     return run
 
 
+def shuffled_in_chunks(rows: Sequence[Any], size: int, rng: Any) -> list[Any]:
+    """``rows`` in arrival order out of order: each run of ``size`` consecutive rows shuffled (so a
+    row arrives at most ``size - 1`` places from its own, within a lateness that covers them)."""
+    out: list[Any] = []
+    for start in range(0, len(rows), size):
+        chunk = list(rows[start : start + size])
+        out += rng.sample(chunk, len(chunk))
+    return out
+
+
 def run_with_restart(
     spark: Any, sql: str, src: StreamInput, batches: Sequence[Sequence[Mapping[str, Any]]], stop_after: int
 ) -> list[Any]:

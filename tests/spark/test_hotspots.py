@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException, ParseException
 
-from tests.spark.streams import make_stream, run_with_restart
+from tests.spark.streams import make_stream, run_with_restart, shuffled_in_chunks
 
 T0 = datetime(2024, 8, 5, 18, 0, 0)
 SCHEMA = "ROWTIME TIMESTAMP, id INT, x DOUBLE, y DOUBLE, is_hot STRING"
@@ -139,10 +139,7 @@ def test_a_stream_out_of_order_and_restarted_gives_the_tables_results(spark):
     as_table(spark, "hs_want", rows)
     want = results(spark.sql(sql.format(source="hs_want")).collect())
     rng = random.Random(4)
-    arrival: list[dict[str, Any]] = []
-    for start in range(0, len(rows), 40):  # shuffled within 4 s, the lateness is 10 s
-        chunk = rows[start : start + 40]
-        arrival += rng.sample(chunk, len(chunk))
+    arrival = shuffled_in_chunks(rows, 40, rng)  # shuffled within 4 s, the lateness is 10 s
     far = {"ROWTIME": T0 + timedelta(hours=1), "id": -1, "x": 5.0, "y": 5.0, "is_hot": "N"}
     batches = [arrival[i : i + 60] for i in range(0, len(arrival), 60)] + [[far]]
     src = make_stream(spark, "hs_stream", SCHEMA)

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from pyspark.errors import ParseException
 
-from tests.spark.streams import make_stream, run_with_restart
+from tests.spark.streams import make_stream, run_with_restart, shuffled_in_chunks
 
 T0 = datetime(2024, 7, 2, 14, 0, 0)
 RATE = 1 / 150
@@ -160,10 +160,7 @@ def test_a_stream_out_of_order_and_restarted_explains_as_the_table_does(spark):
     sql = EXPLAINED.format(source="{source}", directionality="TRUE")
     want = by_reading(spark.sql(sql.format(source="bp_want")).collect())
     rng = random.Random(15)
-    arrival: list[dict[str, Any]] = []
-    for start in range(0, len(rows), 30):  # shuffled within 7.5 s, the lateness is 10 s
-        chunk = rows[start : start + 30]
-        arrival += rng.sample(chunk, len(chunk))
+    arrival = shuffled_in_chunks(rows, 30, rng)  # shuffled within 7.5 s, the lateness is 10 s
     far = {"ROWTIME": T0 + timedelta(hours=1), "reading": "far", "Systolic": 100, "Diastolic": 70,
            "BloodPressureLevel": "NORMAL"}  # fmt: skip
     batches = [arrival[i : i + 70] for i in range(0, len(arrival), 70)] + [[far]]

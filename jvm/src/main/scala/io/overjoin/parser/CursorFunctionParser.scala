@@ -33,7 +33,7 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
   /** The call at `i`, where its subquery's node starts, and the index after the call. */
   def call(b: BlockBuilder, i: Int, to: Int): (CursorCall, Int, Int) = {
     val fn = tokens(i + 2)
-    Refused.get(fn.upper).foreach(detail => throw OverjoinErrors.syntaxDetail(c.span(fn), s"'${fn.text}'", detail))
+    Refused.get(fn.upper).foreach(detail => throw OverjoinErrors.syntaxDetail(c.span(fn), c.shown(fn), detail))
     val name = fn.upper
     val params = Functions(name)
     val tableClose = c.close(i + 1, to)
@@ -49,7 +49,7 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
       if (k + 1 >= callClose) c.syntax(k + 1, s"a parameter of $name")
       val v = tokens(k + 1)
       if (values.size >= params.size) {
-        throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name takes at most ${params.size} parameters " +
+        throw OverjoinErrors.syntaxDetail(c.span(v), c.shown(v), s"$name takes at most ${params.size} parameters " +
           s"after its cursor: ${params.map(_.name).mkString(", ")}")
       }
       values += value(name, params(values.size), v)
@@ -73,7 +73,7 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
         val minPoints = values(2).asInstanceOf[Long]
         if (minPoints > window) {
           val at = tokens(callClose - 1)
-          throw OverjoinErrors.syntaxDetail(c.span(at), s"'${at.text}'",
+          throw OverjoinErrors.syntaxDetail(c.span(at), c.shown(at),
             s"minimumNumberOfPointsInAHotspot of HOTSPOTS is a whole number from 2 to windowSize ($window)")
         }
         HotspotsCall(start, text, window.toInt, values(1).asInstanceOf[Double], minPoints.toInt)
@@ -93,20 +93,20 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
     case Whole(name, lo, hi, _) =>
       val number = if (v.kind == TokenKind.Number && v.text.forall(_.isDigit)) v.text.toLongOption else None
       if (number.isEmpty || number.exists(x => x < lo || x > hi)) {
-        throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name of $function is a whole number from $lo to $hi")
+        throw OverjoinErrors.syntaxDetail(c.span(v), c.shown(v), s"$name of $function is a whole number from $lo to $hi")
       }
       number.get
     case Positive(name) =>
       val number = if (v.kind == TokenKind.Number) v.text.toDoubleOption.filter(x => x > 0 && !x.isInfinite) else None
-      number.getOrElse(throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name of $function is a number above 0"))
+      number.getOrElse(throw OverjoinErrors.syntaxDetail(c.span(v), c.shown(v), s"$name of $function is a number above 0"))
     case Flag(name) =>
       if (!v.isWordIn(Set("TRUE", "FALSE"))) {
-        throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'", s"$name of $function is TRUE or FALSE")
+        throw OverjoinErrors.syntaxDetail(c.span(v), c.shown(v), s"$name of $function is TRUE or FALSE")
       }
       v.isWord("TRUE")
     case Column(name) =>
       if (v.kind != TokenKind.Str || c.unquote(v.text).isEmpty) {
-        throw OverjoinErrors.syntaxDetail(c.span(v), s"'${v.text}'",
+        throw OverjoinErrors.syntaxDetail(c.span(v), c.shown(v),
           s"$name of $function is the name of a column of the cursor's query in single quotes, such as 'TICKER_SYMBOL'")
       }
       c.unquote(v.text)

@@ -93,9 +93,12 @@ private[parser] final class TokenCursor(val sql: String, val tokens: IndexedSeq[
   def syntax(i: Int, expected: String, atEnd: Boolean = false): Nothing = {
     if (i >= n) throw OverjoinErrors.syntax(TextSpan(sql, sql.length, sql.length), "end of input", expected)
     val t = tokens(i)
-    // A string literal is shown as written (it has its quotes already).
-    throw OverjoinErrors.syntax(span(t), if (t.kind == TokenKind.Str) t.text else s"'${t.text}'", expected)
+    throw OverjoinErrors.syntax(span(t), shown(t), expected)
   }
+
+  /** A token as an error names it: a string literal as written (it has its quotes already), else quoted. */
+  def shown(t: Token): String = if (t.kind == TokenKind.Str) t.text else s"'${t.text}'"
+
 
   /** The contents of a quoted literal, without its prefix and quotes. */
   def unquote(s: String): String = {

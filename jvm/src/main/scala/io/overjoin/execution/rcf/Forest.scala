@@ -205,28 +205,43 @@ private[rcf] final class Sample(tree: Int, capacity: Int, dimensions: Int, seed:
     }
   }
 
-  def score(p: Array[Double]): Double = {
+  /** The leaf `p` falls in, and its depth. */
+  private def leafOf(p: Array[Double]): (Node, Int) = {
     var node = root
     var depth = 0
     while (!node.isLeaf) {
       node = if (p(node.cutDim) <= node.cutValue) node.left else node.right
       depth += 1
     }
-    var s = if (java.util.Arrays.equals(node.point, p)) {
-      val m = node.mass
-      (1.0 - m / (2.0 * root.mass)) / (depth + Forest.log2(m + 1.0))
-    } else 1.0 / (depth + 1)
+    (node, depth)
+  }
+
+  /** A leaf's part for a point equal to its own: its `m` copies at `depth` damp it. */
+  private def equalLeaf(leaf: Node, depth: Int): Double = {
+    val m = leaf.mass
+    (1.0 - m / (2.0 * root.mass)) / (depth + Forest.log2(m + 1.0))
+  }
+
+  /** The sums of `n`'s box's extents over the dimensions, as it is and stretched to hold `p`. */
+  private def extents(n: Node, p: Array[Double]): (Double, Double) = {
+    var before = 0.0
+    var after = 0.0
+    var d = 0
+    while (d < dimensions) {
+      before += n.hi(d) - n.lo(d)
+      after += math.max(n.hi(d), p(d)) - math.min(n.lo(d), p(d))
+      d += 1
+    }
+    (before, after)
+  }
+
+  def score(p: Array[Double]): Double = {
+    var (node, depth) = leafOf(p)
+    var s = if (java.util.Arrays.equals(node.point, p)) equalLeaf(node, depth) else 1.0 / (depth + 1)
     node = node.parent
     depth -= 1
     while (node != null) {
-      var before = 0.0
-      var after = 0.0
-      var d = 0
-      while (d < dimensions) {
-        before += node.hi(d) - node.lo(d)
-        after += math.max(node.hi(d), p(d)) - math.min(node.lo(d), p(d))
-        d += 1
-      }
+      val (before, after) = extents(node, p)
       val cut = if (after <= 0.0) 0.0 else (after - before) / after
       s = (1.0 - cut) * s + cut / (depth + 1)
       node = node.parent
@@ -237,31 +252,19 @@ private[rcf] final class Sample(tree: Int, capacity: Int, dimensions: Int, seed:
 
   /** [[score]] of `p`, split over its dimensions' low (`2d`) and high (`2d + 1`) sides. */
   def attribution(p: Array[Double]): Array[Double] = {
-    var node = root
-    var depth = 0
-    while (!node.isLeaf) {
-      node = if (p(node.cutDim) <= node.cutValue) node.left else node.right
-      depth += 1
-    }
+    var (node, depth) = leafOf(p)
     val a = new Array[Double](2 * dimensions)
     // Node n at depthHere mixes 1 / (depthHere + 1) in with the chance that a cut of its box,
     // stretched to hold p, separates p (at a leaf p differs from: every cut does).
     def mix(n: Node, depthHere: Int): Unit = {
-      var after = 0.0
-      var before = 0.0
-      var d = 0
-      while (d < dimensions) {
-        before += n.hi(d) - n.lo(d)
-        after += math.max(n.hi(d), p(d)) - math.min(n.lo(d), p(d))
-        d += 1
-      }
+      val (before, after) = extents(n, p)
       if (after > 0.0) {
         val cut = (after - before) / after
         val keep = 1.0 - cut
         var i = 0
         while (i < a.length) { a(i) *= keep; i += 1 }
         val part = 1.0 / (depthHere + 1)
-        d = 0
+        var d = 0
         while (d < dimensions) {
           if (p(d) < n.lo(d)) a(2 * d) += part * (n.lo(d) - p(d)) / after
           if (p(d) > n.hi(d)) a(2 * d + 1) += part * (p(d) - n.hi(d)) / after
@@ -269,11 +272,8 @@ private[rcf] final class Sample(tree: Int, capacity: Int, dimensions: Int, seed:
         }
       }
     }
-    if (java.util.Arrays.equals(node.point, p)) {
-      val m = node.mass
-      val s = (1.0 - m / (2.0 * root.mass)) / (depth + Forest.log2(m + 1.0))
-      java.util.Arrays.fill(a, s / a.length)
-    } else mix(node, depth)
+    if (java.util.Arrays.equals(node.point, p)) java.util.Arrays.fill(a, equalLeaf(node, depth) / a.length)
+    else mix(node, depth)
     node = node.parent
     depth -= 1
     while (node != null) {
