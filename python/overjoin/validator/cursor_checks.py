@@ -46,8 +46,6 @@ FUNCTIONS: dict[str, tuple[_Param, ...]] = {
     "TOP_K_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("K", 1, 100000), _Param("windowSize", 1, 3600)),
     "COUNT_DISTINCT_ITEMS_TUMBLING": (_Param("columnName", column=True), _Param("windowSize", 1, 3600)),
 }
-#: KDA's functions of a cursor that overjoin does not run, and what each refusal says instead (none now).
-_REFUSED: dict[str, str] = {}
 
 
 def check_cursor_functions(tokens: list[Token], reporter: Reporter) -> None:
@@ -65,7 +63,7 @@ def _opens_call(tokens: list[Token], i: int) -> bool:
     return (
         _word(tokens[i], "TABLE")
         and tokens[i + 1].token_type == TokenType.L_PAREN
-        and _word(tokens[i + 2], *FUNCTIONS, *_REFUSED)
+        and _word(tokens[i + 2], *FUNCTIONS)
         and tokens[i + 3].token_type == TokenType.L_PAREN
         and _word(tokens[i + 4], "CURSOR")
         and tokens[i + 5].token_type == TokenType.L_PAREN
@@ -86,11 +84,7 @@ def _close(tokens: list[Token], i: int) -> int:
 
 
 def _check_call(tokens: list[Token], i: int, reporter: Reporter) -> None:
-    fn = tokens[i + 2]
-    name = fn.text.upper()
-    if name in _REFUSED:
-        _syntax_error(reporter, fn, _REFUSED[name])
-        return
+    name = tokens[i + 2].text.upper()
     params = FUNCTIONS[name]
     table_close = _close(tokens, i + 1)
     call_close = _close(tokens, i + 3)

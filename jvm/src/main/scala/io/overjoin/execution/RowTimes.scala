@@ -26,6 +26,18 @@ private[execution] object RowTimes {
     rows.partition(r => micros(r.get(position)) <= mark)
   }
 
+  /**
+   * A one-group operator's rows (the `waiting` from its state, then the new `values`) that are due,
+   * in `ROWTIME` order (rows of one `ROWTIME` in the order of their values), and those that wait: on
+   * a stream those the watermark has reached ([[dueAtWatermark]]), over tables all of them.
+   */
+  def dueInOrder(waiting: Seq[Row], values: Iterator[Any], position: Int, state: GroupState[_],
+      streaming: Boolean): (Seq[Row], Seq[Row]) = {
+    val all = waiting ++ values.map(_.asInstanceOf[Row])
+    val (ready, later) = if (streaming) dueAtWatermark(all, position, state) else (all, Seq.empty[Row])
+    (ready.sortBy(r => (micros(r.get(position)), r.toString)), later)
+  }
+
   /** An event-time timeout that calls the group again once the watermark reaches the earliest of `waiting`. */
   def wakeAtEarliest(state: GroupState[_], waiting: Seq[Row], position: Int): Unit =
     state.setTimeoutTimestamp(Math.floorDiv(waiting.map(r => micros(r.get(position))).min + 999L, 1000L))

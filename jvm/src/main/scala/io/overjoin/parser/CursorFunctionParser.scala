@@ -27,14 +27,12 @@ private[parser] final class CursorFunctionParser(c: TokenCursor) {
   /** `TABLE ( f ( CURSOR (` at `i`, `f` one of KDA's functions of a cursor. */
   def startsAt(i: Int, to: Int): Boolean =
     i + 5 < to && tokens(i).isWord("TABLE") && tokens(i + 1).isSymbol("(") &&
-      tokens(i + 2).isWordIn(Functions.keySet ++ Refused.keySet) && tokens(i + 3).isSymbol("(") &&
+      tokens(i + 2).isWordIn(Functions.keySet) && tokens(i + 3).isSymbol("(") &&
       tokens(i + 4).isWord("CURSOR") && tokens(i + 5).isSymbol("(")
 
   /** The call at `i`, where its subquery's node starts, and the index after the call. */
   def call(b: BlockBuilder, i: Int, to: Int): (CursorCall, Int, Int) = {
-    val fn = tokens(i + 2)
-    Refused.get(fn.upper).foreach(detail => throw OverjoinErrors.syntaxDetail(c.span(fn), c.shown(fn), detail))
-    val name = fn.upper
+    val name = tokens(i + 2).upper
     val params = Functions(name)
     val tableClose = c.close(i + 1, to)
     val callClose = c.close(i + 3, tableClose)
@@ -133,7 +131,4 @@ private[parser] object CursorFunctionParser {
     "TOP_K_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("K", 1, 100000, required = true),
       Whole("windowSize", 1, 3600, required = true)),
     "COUNT_DISTINCT_ITEMS_TUMBLING" -> Seq(Column("columnName"), Whole("windowSize", 1, 3600, required = true)))
-
-  /** KDA's functions of a cursor that overjoin does not run: what each refusal says instead (none now). */
-  val Refused: Map[String, String] = Map.empty
 }

@@ -17,7 +17,7 @@ import scala.collection.mutable
  */
 object Hotspots {
 
-  final case class Hotspot(density: Double, minValues: Array[Double], maxValues: Array[Double], count: Int)
+  final case class Hotspot(density: Double, minValues: Array[Double], maxValues: Array[Double])
 
   def find(points: IndexedSeq[Array[Double]], radius: Double, minPoints: Int): Seq[Hotspot] = {
     val n = points.size
@@ -77,7 +77,7 @@ object Hotspots {
       val lo = Array.tabulate(dims)(d => members.map(_(d)).min)
       val hi = Array.tabulate(dims)(d => members.map(_(d)).max)
       val size = (0 until dims).map(d => hi(d) - lo(d) + radius).product
-      Hotspot(members.size / size, lo, hi, members.size)
+      Hotspot(members.size / size, lo, hi)
     }.sortBy(h => (-h.density, h.minValues.toSeq.mkString(",")))
   }
 

@@ -5,7 +5,6 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.streaming.GroupState
 
 import io.overjoin.execution.RowTimes
-import io.overjoin.execution.RowTimes.micros
 import io.overjoin.model.HotspotsCall
 
 /**
@@ -31,9 +30,8 @@ private[overjoin] final class HotspotsScoring(call: HotspotsCall, rowtime: Int, 
     var window: Vector[Array[Double]] = saved.map(_.getSeq[scala.collection.Seq[Double]](0).map(_.toArray).toVector)
       .getOrElse(Vector.empty)
     val waiting = saved.map(_.getSeq[Row](1)).getOrElse(Seq.empty)
-    val all = waiting ++ values.map(_.asInstanceOf[Row])
-    val (ready, later) = if (streaming) RowTimes.dueAtWatermark(all, rowtime, state) else (all, Seq.empty[Row])
-    val out = ready.sortBy(r => (micros(r.get(rowtime)), r.toString)).map { r =>
+    val (ready, later) = RowTimes.dueInOrder(waiting, values, rowtime, state, streaming)
+    val out = ready.map { r =>
       val result: Any = if (numeric.exists(r.isNullAt)) null else {
         window = (window :+ numeric.map(i => r.get(i).asInstanceOf[Number].doubleValue())).takeRight(call.windowSize)
         Hotspots.json(Hotspots.find(window, call.scanRadius, call.minPoints))

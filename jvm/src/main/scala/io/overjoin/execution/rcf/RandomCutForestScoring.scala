@@ -5,8 +5,14 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.streaming.GroupState
 
 import io.overjoin.execution.RowTimes
-import io.overjoin.execution.RowTimes.micros
 import io.overjoin.model.RcfCall
+
+/**
+ * A row's explanation: the forest's attribution ([[Forest.attribution]]), the row's own values, and
+ * each column's median among the forest's recent points before the row (null where the score is 0
+ * or directionality is not asked for).
+ */
+private final case class Explained(parts: Array[Double], point: Array[Double], typical: Array[Double])
 
 /**
  * The scoring of `RANDOM_CUT_FOREST` (docs/semantics.md §14), as the function of a
@@ -26,13 +32,6 @@ import io.overjoin.model.RcfCall
  * The state is the forest's bytes ([[Forest.toBytes]]), the waiting rows and the shingle's last
  * `k - 1` points.
  */
-/**
- * A row's explanation: the forest's attribution ([[Forest.attribution]]), the row's own values, and
- * each column's median among the forest's recent points before the row (null where the score is 0
- * or directionality is not asked for).
- */
-private final case class Explained(parts: Array[Double], point: Array[Double], typical: Array[Double])
-
 private[overjoin] final class RandomCutForestScoring(call: RcfCall, rowtime: Int, numeric: Array[Int], names: Array[String],
     streaming: Boolean)
   extends ((Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any]) with Serializable {
@@ -50,9 +49,8 @@ private[overjoin] final class RandomCutForestScoring(call: RcfCall, rowtime: Int
     // as any Seq, not Scala's default immutable one (a cast that failed from the second micro-batch).
     var shingle: Vector[Array[Double]] = saved.map(_.getSeq[scala.collection.Seq[Double]](2)
       .map(_.toArray).toVector).getOrElse(Vector.empty)
-    val all = waiting ++ values.map(_.asInstanceOf[Row])
-    val (ready, later) = if (streaming) RowTimes.dueAtWatermark(all, rowtime, state) else (all, Seq.empty[Row])
-    val out = ready.sortBy(r => (micros(r.get(rowtime)), r.toString)).map { r =>
+    val (ready, later) = RowTimes.dueInOrder(waiting, values, rowtime, state, streaming)
+    val out = ready.map { r =>
       val (score, parts): (Any, Explained) = if (numeric.exists(r.isNullAt)) (null, null) else {
         val point = numeric.map(i => r.get(i).asInstanceOf[Number].doubleValue())
         shingle = (shingle :+ point).takeRight(call.shingleSize)
