@@ -157,16 +157,32 @@ def _files(checkpoint: str) -> dict[str, int]:
     return out
 
 
+def _kinds(files: dict[str, int]) -> set[tuple[str, int]]:
+    """The checkpoint's files with each batch or version number replaced by ``N``: how many
+    micro-batches a run makes depends on timing (a batch with no data, run when the watermark moves,
+    comes or not), so two runs are compared by the kinds of file they write and their bits."""
+    return {(re.sub(r"\d+", "N", name), mode) for name, mode in files.items()}
+
+
 def test_a_checkpoint_has_the_same_files_and_permissions_either_way(spark):
     sparks, _ = _run(spark, None, None)
     ours, _ = _run(spark, OURS, None)
     a, b = _files(sparks), _files(ours)
     assert any(name.endswith(".crc") for name in b), sorted(b)
     assert any(name.endswith(".delta") for name in b), sorted(b)
-    assert sorted(b) == sorted(a), (
-        f"only Spark's: {sorted(set(a) - set(b))}, only overjoin's: {sorted(set(b) - set(a))}"
+    assert _kinds(b) == _kinds(a), (
+        f"only Spark's: {sorted(_kinds(a) - _kinds(b))}, only overjoin's: {sorted(_kinds(b) - _kinds(a))}"
     )
-    assert b == a
+    # Every file the two have in common (most batches) has the same bits.
+    common = set(a) & set(b)
+    assert len(common) >= len(a) // 2, (sorted(a), sorted(b))
+    assert {n: b[n] for n in common} == {n: a[n] for n in common}
+    # Every data file has its checksum, under either manager.
+    for files in (a, b):
+        for name in files:
+            folder, _, base = name.rpartition("/")
+            if not base.startswith(".") and not os.path.isdir(Path(sparks if files is a else ours) / name):
+                assert f"{folder}/.{base}.crc".lstrip("/") in files, name
 
 
 @pytest.mark.parametrize(
