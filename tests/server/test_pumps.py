@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 # The clients of the server are test dependencies (pyproject's test extra): missing, these tests
 # fail at import rather than skip.
@@ -98,6 +99,19 @@ def test_pump_outlives_its_client_and_pumps_chain(server: Server, source) -> Non
     # (lateness 0), 10:00:04 when that batch read file b (ids 5-9), 10:00:09 once another ran
     # after it; shown as Spark reports it, 1 ms behind overjoin's (docs/semantics.md §8).
     assert state["p1"]["watermark"] in ("2024-01-01T10:00:03.999Z", "2024-01-01T10:00:08.999Z"), state["p1"]
+    # Each pump writes its micro-batches from their own plan (no write query per batch): one
+    # Parquet file (and its checksum) per batch that had rows, named after the pump and the batch,
+    # nothing left aside, no commit protocol's files.
+    for name in ("p1", "p2"):
+        sink = dict(server.query(f"DESCRIBE PUMP {name}"))["sink"]
+        assert sink == "overjoin pump files: one Parquet file per micro-batch, from its own plan", sink
+    location = Path({r[0]: r[5] for r in server.query("SHOW STREAMS")}["s2"].removeprefix("file:"))
+    names = sorted(p.name for p in location.iterdir() if p.name != "_staging")
+    files = [n for n in names if not n.startswith(".")]
+    assert files and all(re.fullmatch(r"pump-p2-g\d+-b\d{12}\.parquet", n) for n in files), names
+    assert sorted(n for n in names if n.startswith(".")) == sorted(f".{n}.crc" for n in files), names
+    aside = location / "_staging"
+    assert not aside.exists() or not [*aside.iterdir()], [*aside.iterdir()]
     described = dict(server.query("DESCRIBE PUMP p2"))
     assert described["target"] == "default.s2" and described["columns"] == "doubled, id"
     assert described["query"].startswith("SELECT STREAM ROWTIME, id * 2")

@@ -13,7 +13,7 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.apache.spark.sql.types.{StringType, StructType, TimestampType}
 
-import org.apache.spark.sql.overjoin.{ImplicitRowtime, PumpClock, PumpQueries}
+import org.apache.spark.sql.overjoin.{ImplicitRowtime, PumpClock, PumpFiles, PumpQueries}
 
 import io.overjoin.streaming.LateRows
 
@@ -63,6 +63,15 @@ object PumpManager extends Logging {
    * application's pumps on one server"). A pump's own `SET` of the factory mode wins.
    */
   val InterpretedProjections = "spark.overjoin.server.interpretedProjections"
+
+  /**
+   * `spark.overjoin.server.directWrites` (a server setting, default true): a pump writes each
+   * micro-batch into its target from the batch's own plan, its projection and Parquet writer
+   * prepared once ([[org.apache.spark.sql.overjoin.PumpFiles]]), rather than through
+   * `foreachBatch` and a write query of its own per batch. False keeps the second way (kept to
+   * measure the difference; a pump whose projection the first cannot take uses it anyway).
+   */
+  val DirectWrites = "spark.overjoin.server.directWrites"
   private val FactoryMode = "spark.sql.codegen.factoryMode"
 
   /**
@@ -363,7 +372,7 @@ object PumpManager extends Logging {
 
   final case class Status(d: PumpDefinition, state: String, idle: Boolean, rowsOut: Long, lateRows: Long,
       watermark: String, batch: java.lang.Long, error: String, lastBatchMillis: java.lang.Long,
-      outputLagMillis: java.lang.Long)
+      outputLagMillis: java.lang.Long, sink: String = null)
 
   def status(): Seq[Status] = synchronized { all().map(statusOf) }
 
@@ -393,7 +402,8 @@ object PumpManager extends Logging {
       batch = progress.map(p => java.lang.Long.valueOf(p.batchId)).orNull,
       error = failure.orNull,
       lastBatchMillis = progress.map(p => java.lang.Long.valueOf(p.batchDuration)).orNull,
-      outputLagMillis = r.flatMap(_.sink.lastLagMillis).map(java.lang.Long.valueOf).orNull)
+      outputLagMillis = r.flatMap(_.sink.lastLagMillis).map(java.lang.Long.valueOf).orNull,
+      sink = progress.flatMap(p => Option(p.sink)).map(_.description).orNull)
   }
 
   // ---- queries ------------------------------------------------------------------------------
@@ -447,7 +457,18 @@ object PumpManager extends Logging {
       if (ExternalStreams.isExternal(target)) new ExternalSink(d.queryName, target, project)
       else new PumpSink(d.queryName, d.filePrefix, target.location.toString, project, () => written(targetName))
     val clock = new PumpClock
-    val q = PumpQueries.start(df, d.queryName, checkpoint(d).getAbsolutePath, Trigger.ProcessingTime(triggerMillis), clock, sink)
+    val trigger = Trigger.ProcessingTime(triggerMillis)
+    val direct = sink match {
+      case p: PumpSink if root.sparkContext.getConf.getBoolean(DirectWrites, defaultValue = true) =>
+        PumpFiles.prepare(df.sparkSession, df.schema, project, Streams.Rowtime).map(p.direct)
+      case _ => None
+    }
+    val q = direct match {
+      case Some(rows) =>
+        logInfo(s"pump ${d.name}: writes its micro-batches into ${d.target} from their own plan")
+        PumpQueries.startWith(df, d.queryName, checkpoint(d).getAbsolutePath, trigger, clock, rows)
+      case None => PumpQueries.start(df, d.queryName, checkpoint(d).getAbsolutePath, trigger, clock, sink)
+    }
     val analyzed = df.queryExecution.analyzed
     val tables = analyzed.collect {
       case r: org.apache.spark.sql.execution.datasources.LogicalRelation if !r.isStreaming => r.catalogTable.toSeq

@@ -2,23 +2,13 @@ package io.overjoin.streams
 
 import java.util.concurrent.atomic.AtomicLong
 
-import org.apache.hadoop.fs.Path
+import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.{DataFrame, Observation}
+import org.apache.spark.sql.{DataFrame, Observation, SparkSession}
+import org.apache.spark.sql.execution.streaming.Sink
 import org.apache.spark.sql.functions.{col, count, lit, max}
+import org.apache.spark.sql.overjoin.PumpFiles
 
-/**
- * Where a pump's micro-batches go: one parquet file per non-empty batch, named after the pump, its
- * generation and the batch id, put into the target stream's folder by one rename.
- *
- * Exactly once: a batch Spark replays after a crash (its offsets were logged, its commit was not)
- * finds its file already there and writes nothing; a batch whose file is not there was not
- * written, and a replayed batch holds the same rows (same offsets, same state). Readers never see
- * part of a batch: the file is written under `_staging/` (hidden from readers) and renamed.
- *
- * Unlike Spark's file sink, there is no `_spark_metadata` log in the folder, so batch ids are per
- * pump, not per folder: several pumps (and `INSERT INTO`) can write one stream.
- */
 /** What a pump's micro-batches are written with; `SHOW PUMPS` reads its counters. */
 trait PumpOutput extends ((DataFrame, Long) => Unit) with Serializable {
   /** Rows written since the pump started. */
@@ -28,6 +18,20 @@ trait PumpOutput extends ((DataFrame, Long) => Unit) with Serializable {
   def lastLagMillis: Option[Long]
 }
 
+/**
+ * Where a pump's micro-batches go: one parquet file per non-empty batch, named after the pump, its
+ * generation and the batch id, put into the target stream's folder by one rename.
+ *
+ * Exactly once: a batch Spark replays after a crash (its offsets were logged, its commit was not)
+ * finds its file already there and writes nothing; a batch whose file is not there was not
+ * written, and a replayed batch holds the same rows (same offsets, same state). Readers never see
+ * part of a batch: the file is written under `_staging/` (hidden from readers) and renamed. A
+ * batch is written by [[direct]] (from the micro-batch's own plan) when the pump's projection allows,
+ * else by [[apply]] (`foreachBatch`'s query of its own).
+ *
+ * Unlike Spark's file sink, there is no `_spark_metadata` log in the folder, so batch ids are per
+ * pump, not per folder: several pumps (and `INSERT INTO`) can write one stream.
+ */
 final class PumpSink(
     pump: String,
     filePrefix: String,
@@ -47,11 +51,23 @@ final class PumpSink(
    */
   override def lastLagMillis: Option[Long] = lag
 
+  /**
+   * The sink a pump's query writes its batches into directly, the projection and Parquet writer
+   * prepared once ([[PumpFiles]]): no second query per batch. `prepared` is [[PumpFiles.prepare]]'s
+   * for the query's columns.
+   */
+  def direct(prepared: PumpFiles.Prepared): Sink = new PumpFiles.RowsSink((batchId, session, rows) => {
+    val (fs, dir, target) = place(session, batchId)
+    if (!fs.exists(target)) {
+      val staging = new Path(new Path(dir, "_staging"), s"$filePrefix$batchId")
+      val out = PumpFiles.write(prepared, rows, staging.toString)
+      out.file.map(new Path(_)).foreach(f => publish(fs, batchId, f, target, out.rows, out.latestMicros.map(_ / 1000L)))
+    } else logInfo(s"pump $pump: batch $batchId is already in $target")
+  })
+
+  /** The general way, from `foreachBatch`: the batch written by a query of its own. */
   override def apply(batch: DataFrame, batchId: Long): Unit = {
-    val session = batch.sparkSession
-    val dir = new Path(location)
-    val fs = dir.getFileSystem(session.sessionState.newHadoopConf())
-    val target = new Path(dir, f"$filePrefix$batchId%012d.parquet")
+    val (fs, dir, target) = place(batch.sparkSession, batchId)
     if (fs.exists(target)) {
       logInfo(s"pump $pump: batch $batchId is already in $target")
       return
@@ -68,16 +84,29 @@ final class PumpSink(
     if (n > 0) {
       val parts = fs.listStatus(staging).map(_.getPath).filter(p => p.getName.startsWith("part-"))
       if (parts.length != 1) throw new IllegalStateException(s"pump $pump: expected one file in $staging, found ${parts.length}")
-      if (!fs.rename(parts.head, target)) throw new IllegalStateException(s"pump $pump: cannot rename ${parts.head} to $target")
-      PumpSink.crashPoint(pump, batchId)
-      written.addAndGet(n)
-      val visible = System.currentTimeMillis()
-      lag = observed.get("latest").flatMap(PumpSink.epochMillis).map(visible - _)
-      logInfo(s"pump $pump: batch $batchId wrote $n rows to $target" +
-        lag.map(l => s" ($l ms after their latest ROWTIME)").getOrElse(""))
-      onWritten()
+      publish(fs, batchId, parts.head, target, n, observed.get("latest").flatMap(PumpSink.epochMillis))
     }
     fs.delete(staging, true)
+  }
+
+  @volatile private var fileSystem: FileSystem = _
+
+  private def place(session: SparkSession, batchId: Long): (FileSystem, Path, Path) = {
+    val dir = new Path(location)
+    if (fileSystem == null) fileSystem = dir.getFileSystem(session.sessionState.newHadoopConf())
+    (fileSystem, dir, new Path(dir, f"$filePrefix$batchId%012d.parquet"))
+  }
+
+  /** Puts a batch's written file into place by one rename: its rows are visible from then on. */
+  private def publish(fs: FileSystem, batchId: Long, file: Path, target: Path, n: Long, latestMillis: Option[Long]): Unit = {
+    if (!fs.rename(file, target)) throw new IllegalStateException(s"pump $pump: cannot rename $file to $target")
+    PumpSink.crashPoint(pump, batchId)
+    written.addAndGet(n)
+    val visible = System.currentTimeMillis()
+    lag = latestMillis.map(visible - _)
+    logInfo(s"pump $pump: batch $batchId wrote $n rows to $target" +
+      lag.map(l => s" ($l ms after their latest ROWTIME)").getOrElse(""))
+    onWritten()
   }
 }
 

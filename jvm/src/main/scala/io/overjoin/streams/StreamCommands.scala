@@ -455,6 +455,7 @@ case class DescribePumpCommand(name: String, inSchema: Option[String] = None) ex
       "last_batch_ms" -> Option(s.lastBatchMillis).map(_.toString).orNull,
       "output_lag_ms" -> Option(s.outputLagMillis).map(_.toString).orNull,
       "shuffle_partitions" -> partitions, "shuffle_partitions_from" -> from,
+      "sink" -> s.sink,
       "settings" -> s.d.conf.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", ")
     ).map { case (k, v) => Row(k, v) }
   }

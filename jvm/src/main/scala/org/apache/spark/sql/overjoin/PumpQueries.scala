@@ -2,6 +2,7 @@ package org.apache.spark.sql.overjoin
 
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.classic.{Dataset => ClassicDataset, SparkSession => ClassicSession}
+import org.apache.spark.sql.execution.streaming.Sink
 import org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQuery, Trigger}
 
@@ -17,7 +18,14 @@ object PumpQueries {
   def start(df: DataFrame, name: String, checkpoint: String, trigger: Trigger, clock: PumpClock,
       batch: (DataFrame, Long) => Unit): StreamingQuery = {
     val ds = df.asInstanceOf[ClassicDataset[Row]]
-    val sink = new ForeachBatchSink[Row]((d: org.apache.spark.sql.Dataset[Row], id: Long) => batch(d, id), ds.exprEnc)
+    startWith(df, name, checkpoint, trigger, clock,
+      new ForeachBatchSink[Row]((d: org.apache.spark.sql.Dataset[Row], id: Long) => batch(d, id), ds.exprEnc))
+  }
+
+  /** As [[start]], into `sink` (a sink of Spark's v1 kind, given each micro-batch's own Dataset). */
+  def startWith(df: DataFrame, name: String, checkpoint: String, trigger: Trigger, clock: PumpClock,
+      sink: Sink): StreamingQuery = {
+    val ds = df.asInstanceOf[ClassicDataset[Row]]
     val session = ds.sparkSession.asInstanceOf[ClassicSession]
     session.sessionState.streamingQueryManager.startQuery(
       userSpecifiedName = Some(name),
