@@ -300,7 +300,9 @@ class Outcome:
         return percentile(every, 90) < 10.0 and missing_ok
 
 
-def run_config(work: Path, cfg: Config, warmup: float, seconds: float, profile: bool) -> Outcome:
+def run_config(
+    work: Path, cfg: Config, warmup: float, seconds: float, profile: bool, keep_profile: Path | None = None
+) -> Outcome:
     data = work / "data"
     folders = [data / "a", data / "b"]
     for f in folders:
@@ -354,6 +356,8 @@ def run_config(work: Path, cfg: Config, warmup: float, seconds: float, profile: 
         if profile and jvm and shutil.which("jcmd"):
             subprocess.run(["jcmd", str(jvm), "JFR.stop", "name=appcost"], capture_output=True, timeout=120)
             samples = summarize_profile(jfr)
+            if keep_profile is not None and jfr.exists():
+                shutil.copyfile(jfr, keep_profile)
         time.sleep(5)  # rows of the last records
         watcher.stop()
         latency: dict[str, list[float]] = {}
@@ -505,6 +509,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=30.0, help="seconds before measuring (default 30)")
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds measured (default 60)")
     parser.add_argument("--profile", action="store_true", help="a JFR profile of the largest working configuration")
+    parser.add_argument("--keep-profile", type=Path, metavar="FILE", help="with --profile: keep the recording in FILE")
     parser.add_argument("--compare", default="", metavar="KEY=VALUE[;...]",
                         help="also run each configuration on a server with these settings, alternating with "
                         "the defaults (side by side in one run)")  # fmt: skip
@@ -531,7 +536,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="overjoin-appcost-") as tmp:
         for i, cfg in enumerate(configs):
             print(f"{cfg.label}: starting overjoin server", file=sys.stderr)
-            o = run_config(Path(tmp) / f"c{i}", cfg, args.warmup, args.seconds, args.profile and cfg is biggest)
+            profiled = args.profile and cfg is biggest
+            o = run_config(Path(tmp) / f"c{i}", cfg, args.warmup, args.seconds, profiled, args.keep_profile)
             outcomes.append(o)
             every = [x for v in o.latency.values() for x in v]
             print(f"  {o.cores:.2f} cores; p50 {percentile(every, 50) if every else float('nan'):.2f} s",

@@ -87,6 +87,7 @@ object PumpManager extends Logging {
   def init(session: SparkSession, state: File, trigger: Long, grace: Long): Unit = synchronized {
     root = session; stateDir = state; triggerMillis = trigger; graceMillis = grace
     pumpsDir.mkdirs(); checkpointsDir.mkdirs()
+    HadoopDefaults(session.sparkContext)
     // Created by the caller (the server's main thread), not lazily by a client's handler thread,
     // whose local properties (job group, tags) a new thread would inherit.
     starter = Executors.newSingleThreadExecutor { (r: Runnable) =>
@@ -451,6 +452,7 @@ object PumpManager extends Logging {
   }
 
   private def start(d: PumpDefinition): Running = {
+    HadoopDefaults(root.sparkContext)
     val (df, project, target) = plan(d)
     val targetName = Streams.qualified(target.identifier)
     val sink: PumpOutput =
