@@ -12,11 +12,24 @@ import itertools
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 _counter = itertools.count()
+
+
+@contextmanager
+def setting(spark: Any, key: str, value: str | None) -> Iterator[None]:
+    """Session setting ``key`` at ``value`` (None: left at its default) for the duration of a block,
+    unset afterwards whatever happens in it."""
+    if value is not None:
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        spark.conf.unset(key)
 
 
 def _jsonable(v: Any) -> Any:

@@ -34,7 +34,7 @@ from tests.reference_model import (
 )
 from tests.seeds import count
 from tests.spark.errors import caret_column
-from tests.spark.streams import make_stream, run_stream, run_with_restart
+from tests.spark.streams import make_stream, run_stream, run_with_restart, setting
 
 T0 = datetime(2024, 3, 30, 22, 0, 0)  # a month end and a week end nearby
 SEC = timedelta(seconds=1)
@@ -362,11 +362,8 @@ def test_rows_sorted_within_each_ceil_span_on_a_stream(spark) -> None:
         "SELECT STREAM CEIL(rowtime TO SECOND) AS span, id, v FROM STREAM ceil_sorted "
         "ORDER BY CEIL(rowtime TO SECOND) ASC, v DESC, id"
     )
-    spark.conf.set("spark.overjoin.lateness", "2 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "2 seconds"):
         run = run_stream(spark, sql, [{"ceil_sorted": b} for b in batches], {"ceil_sorted": src})
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     key = lambda r: (unit_ceil(r["ROWTIME"], "SECOND"), -r["v"], r["id"])  # noqa: E731
     mark = spark_watermark(rows, 2 * SEC)
     want = [(unit_ceil(r["ROWTIME"], "SECOND"), r["id"], r["v"]) for r in sorted(rows, key=key)]
@@ -508,13 +505,10 @@ def test_stream_emits_each_group_once_when_the_watermark_passes_its_end(spark, k
     batches = [arrival[i : i + 13] for i in range(0, len(arrival), 13)]
     sql = f"SELECT STREAM ROWTIME, {select}, k, COUNT(*) AS n, SUM(v) AS total FROM {{src}} AS s GROUP BY {group}, k"
     src = make_stream(spark, "calcite_s", SCHEMA)
-    spark.conf.set("spark.overjoin.lateness", "20 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "20 seconds"):
         run = run_stream(
             spark, sql.format(src="STREAM calcite_s"), [{"calcite_s": b} for b in batches], {"calcite_s": src}
         )
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     expected = kind_model(kind, rows)
     seen: list[Row] = []
     emitted: list[tuple] = []

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-from contextlib import contextmanager
 
 import pytest
 
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, setting
 
 Q = (
     "SELECT STREAM ROWTIME, a.id AS aid, b.id AS bid FROM {a} OVER (RANGE INTERVAL '10' SECOND PRECEDING) AS a "
@@ -17,16 +16,6 @@ Q = (
 
 def at(s: int) -> dt.datetime:
     return dt.datetime(2024, 7, 1) + dt.timedelta(seconds=s)
-
-
-@contextmanager
-def setting(spark, key: str, value: str):
-    """A session setting for the duration of a block, unset afterwards."""
-    spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        spark.conf.unset(key)
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ import pytest
 from tests.generators import SCHEMA, Case, describe, random_case, shrink
 from tests.reference_model import multiset
 from tests.seeds import count, covering
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, setting
 
 #: What the streamed seeds must cover between them: every join type and two- and three-input joins.
 JOIN_FEATURES = {"INNER", "LEFT", "RIGHT", "FULL", "CROSS", "2 inputs", "3 inputs"}
@@ -231,11 +231,8 @@ def test_out_of_order_stream_matches_the_reference_model(spark, seed):
         {v + suffix: rows for v, rows in b.items()}
         for b in case.shuffled_batches(timedelta(seconds=4), count=10) + case.flush_batches()
     ]
-    spark.conf.set("spark.overjoin.lateness", "4 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "4 seconds"):
         run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), batches, inputs)
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     actual = case.without_flush([tuple(r) for r in run.rows])
     dropped = sum(op.get("numRowsDroppedByWatermark", 0) for p in run.progress for op in p.get("stateOperators", []))
     assert dropped == 0, f"{dropped} rows were dropped as late, but none arrived late"

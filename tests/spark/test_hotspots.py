@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException, ParseException
 
-from tests.spark.streams import make_stream, run_with_restart, shuffled_in_chunks
+from tests.spark.streams import make_stream, run_with_restart, setting, shuffled_in_chunks
 
 T0 = datetime(2024, 8, 5, 18, 0, 0)
 SCHEMA = "ROWTIME TIMESTAMP, id INT, x DOUBLE, y DOUBLE, is_hot STRING"
@@ -143,11 +143,8 @@ def test_a_stream_out_of_order_and_restarted_gives_the_tables_results(spark):
     far = {"ROWTIME": T0 + timedelta(hours=1), "id": -1, "x": 5.0, "y": 5.0, "is_hot": "N"}
     batches = [arrival[i : i + 60] for i in range(0, len(arrival), 60)] + [[far]]
     src = make_stream(spark, "hs_stream", SCHEMA)
-    spark.conf.set("spark.overjoin.lateness", "10 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "10 seconds"):
         out = run_with_restart(spark, sql.format(source="hs_stream"), src, batches, stop_after=4)
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     got = {k: v for k, v in results(out).items() if k != "-1"}
     assert got == want and sum(1 for v in want.values() if v["hotspots"]) > 300
 

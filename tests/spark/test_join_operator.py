@@ -20,7 +20,7 @@ import pytest
 
 from tests.generators import SCHEMA, T0, Case, describe
 from tests.reference_model import CURRENT_ROW, Row, Window, multiset
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, setting
 
 pytestmark = pytest.mark.streaming
 
@@ -60,11 +60,8 @@ def test_a_row_on_the_eviction_edge_still_meets_its_match(spark, kind, window_on
     suffix = f"_e{kind}{window_on}"
     inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
     fed = [{v + suffix: rows for v, rows in b.items()} for b in batches + case.flush_batches()]
-    spark.conf.set("spark.overjoin.lateness", "4 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "4 seconds"):
         run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), fed, inputs)
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     actual = case.without_flush([tuple(r) for r in run.rows])
     expected = case.without_flush(case.expected())
     assert any(None not in t for t in expected), "the edge case lost its match in the model"
@@ -336,11 +333,8 @@ def test_a_join_reuses_its_generated_code_across_micro_batches(spark):
     fed = [{v + suffix: rows for v, rows in b.items()} for b in batches + case.flush_batches()]
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     before = kernels.idleCount()
-    spark.conf.set("spark.overjoin.lateness", "4 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "4 seconds"):
         run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), fed, inputs)
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     tasks = partitions * sum(1 for p in run.progress if p["stateOperators"])
     assert tasks >= 4 * partitions, "the case should run several micro-batches of the join"
     assert kernels.idleCount() - before <= partitions, (before, kernels.idleCount(), tasks)
@@ -368,10 +362,9 @@ def test_a_condition_with_a_subquery_sees_each_micro_batchs_result(spark):
         "SELECT STREAM a.id AS a_id, b.id AS b_id FROM sqa AS a JOIN sqb OVER (RANGE INTERVAL '10' SECOND "
         "PRECEDING) AS b ON a.k = b.k AND b.id > (SELECT max(x) FROM ojsq_threshold)"
     )
-    spark.conf.set("spark.overjoin.lateness", "100 seconds")
     try:
-        run = run_stream(spark, sql, batches(), inputs)
+        with setting(spark, "spark.overjoin.lateness", "100 seconds"):
+            run = run_stream(spark, sql, batches(), inputs)
     finally:
-        spark.conf.unset("spark.overjoin.lateness")
         spark.sql("DROP TABLE ojsq_threshold")
     assert [sorted(tuple(r) for r in b) for b in run.batches] == [[(1, 101)], [], [(3, 200)]]

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException, ParseException
 
-from tests.spark.streams import make_stream, run_stream, run_with_restart
+from tests.spark.streams import make_stream, run_stream, run_with_restart, setting
 
 T0 = datetime(2024, 6, 1, 9, 0, 0)
 SCHEMA = "ROWTIME TIMESTAMP, id INT, heartRate INT, rateType STRING"
@@ -136,14 +136,11 @@ def test_a_stream_gives_the_scores_of_the_same_rows_as_a_table(spark):
     batches.append(arrival[at:])
     far = {"ROWTIME": T0 + timedelta(hours=1), "id": -1, "heartRate": 70, "rateType": "NORMAL"}
     src = make_stream(spark, "rcf_stream", SCHEMA)
-    spark.conf.set("spark.overjoin.lateness", "10 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "10 seconds"):
         run = run_stream(
             spark, PROGRAM.format(source="rcf_stream"), [{"rcf_stream": b} for b in [*batches, [far]]],
             {"rcf_stream": src},
         )  # fmt: skip
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     got = {i: s for i, s in scores(run.rows).items() if i >= 0}
     assert got == want
 

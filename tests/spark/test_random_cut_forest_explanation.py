@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from pyspark.errors import ParseException
 
-from tests.spark.streams import make_stream, run_with_restart, shuffled_in_chunks
+from tests.spark.streams import make_stream, run_with_restart, setting, shuffled_in_chunks
 
 T0 = datetime(2024, 7, 2, 14, 0, 0)
 RATE = 1 / 150
@@ -165,11 +165,8 @@ def test_a_stream_out_of_order_and_restarted_explains_as_the_table_does(spark):
            "BloodPressureLevel": "NORMAL"}  # fmt: skip
     batches = [arrival[i : i + 70] for i in range(0, len(arrival), 70)] + [[far]]
     src = make_stream(spark, "bp_stream", SCHEMA)
-    spark.conf.set("spark.overjoin.lateness", "10 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "10 seconds"):
         out = run_with_restart(spark, sql.format(source="bp_stream"), src, batches, stop_after=4)
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     got = {k: v for k, v in by_reading(out).items() if k != "far"}
     assert got == want
 

@@ -27,7 +27,7 @@ import pytest
 from tests.generators import FLUSH_ID, SCHEMA, T0, Case, describe, random_case
 from tests.reference_model import Window, multiset
 from tests.seeds import count
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, setting
 
 pytestmark = pytest.mark.streaming
 
@@ -90,12 +90,8 @@ def run_case(
     suffix = f"_{tag}{case.seed}"
     inputs = {v + suffix: make_stream(spark, v + suffix, SCHEMA) for v in case.views}
     fed = [{v + suffix: rows for v, rows in b.items()} for b in batches]
-    if lateness:
-        spark.conf.set("spark.overjoin.lateness", lateness)
-    try:
+    with setting(spark, "spark.overjoin.lateness", lateness or None):
         run = run_stream(spark, case.sql_reading([v + suffix for v in case.views]), fed, inputs)
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     arrived = [[r for b in batches for r in b.get(v, [])] for v in case.views]
     expected = case.without_flush(case.with_rows(arrived).expected())
     return case.without_flush([tuple(r) for r in run.rows]), expected, run

@@ -21,7 +21,7 @@ from pyspark.errors import ParseException
 
 from tests.reference_model import Row, stagger_windows, tumbling_groups, unit_floor
 from tests.spark.errors import caret_column
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, setting
 
 DAY = datetime(2018, 8, 1)
 T0 = datetime(2024, 3, 30, 22, 0, 0)
@@ -374,13 +374,10 @@ def test_stream_in_and_out_of_order_with_late_rows_matches_replay_and_model(spar
     ]
     batches[4] = batches[4] + late
     src = make_stream(spark, "stagger_s", SCHEMA)
-    spark.conf.set("spark.overjoin.lateness", "20 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "20 seconds"):
         run = run_stream(
             spark, query("STREAM stagger_s", spelling), [{"stagger_s": b} for b in batches], {"stagger_s": src}
         )
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     got = sorted(tuple(r) for r in run.rows)
     assert dropped(run) == len(late)
     expected = model(rows, size)
@@ -422,8 +419,7 @@ def test_stop_and_restart_from_the_checkpoint(spark) -> None:
             .start()
         )
 
-    spark.conf.set("spark.overjoin.lateness", "10 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "10 seconds"):
         q = start()
         try:
             for b in batches[:5]:
@@ -438,8 +434,6 @@ def test_stop_and_restart_from_the_checkpoint(spark) -> None:
                 q.processAllAvailable()
         finally:
             q.stop()
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     got = sorted(
         tuple(r) for r in spark.read.parquet(out).select("ROWTIME", "k", "n", "total", "first", "latest").collect()
     )

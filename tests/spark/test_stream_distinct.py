@@ -18,7 +18,7 @@ import pytest
 from pyspark.errors import AnalysisException
 
 from tests.reference_model import Row, step_floor, stream_distinct, unit_floor
-from tests.spark.streams import make_stream, run_stream, run_with_restart
+from tests.spark.streams import make_stream, run_stream, run_with_restart, setting
 
 T0 = datetime(2024, 5, 1, 9, 0, 0)
 SCHEMA = "id INT, player STRING, event STRING, ROWTIME TIMESTAMP"
@@ -125,11 +125,8 @@ def test_out_of_order_rows_keep_the_first_to_arrive(spark) -> None:
     arrival = [r for i in range(0, 60, 6) for r in rng.sample(rows[i : i + 6], 6)]
     batches = [arrival[i : i + 12] for i in range(0, 60, 12)]
     src = make_stream(spark, "dist_s", SCHEMA)
-    spark.conf.set("spark.overjoin.lateness", "10 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "10 seconds"):
         run = run_stream(spark, query("STREAM dist_s", "step"), [{"dist_s": b} for b in batches], {"dist_s": src})
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     kept = stream_distinct(arrival, "ROWTIME", FORMS["step"][1])
     assert sorted(tuple(r) for r in run.rows) == sorted((t, p, w) for t, (p, w) in kept)
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException
 
-from tests.spark.streams import make_stream, run_stream, run_with_restart
+from tests.spark.streams import make_stream, run_stream, run_with_restart, setting
 
 pytestmark = pytest.mark.streaming
 
@@ -68,11 +68,8 @@ def feed(spark: Any, sql: str, rows: list[dict[str, Any]], view: str, size: int 
     # Two far rows: the watermark passes every span.
     far = [{"ROWTIME": T0 + timedelta(hours=1), "id": -1, "page": "z", "score": 0.0}]
     farther = [{"ROWTIME": T0 + timedelta(hours=2), "id": -2, "page": "z", "score": 0.0}]
-    spark.conf.set("spark.overjoin.lateness", "2 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "2 seconds"):
         run = run_stream(spark, sql, [{view: b} for b in [*batches, far, farther]], {view: src})
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     return batches, run
 
 
@@ -231,11 +228,8 @@ def test_a_sorted_stream_restarts_from_its_checkpoint_without_losing_or_repeatin
     batches = [rows[i : i + 15] for i in range(0, len(rows), 15)]
     batches += [[{"ROWTIME": T0 + timedelta(hours=1), "id": -1, "page": "z", "score": 0.0}]]
     batches += [[{"ROWTIME": T0 + timedelta(hours=2), "id": -2, "page": "z", "score": 0.0}]]
-    spark.conf.set("spark.overjoin.lateness", "2 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "2 seconds"):
         collected = [(r.ROWTIME, r.id, r.score) for r in run_with_restart(spark, sql, src, batches, stop_after=3)]
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     got = [c for c in collected if c[1] >= 0]
     key = lambda r: (second(r["ROWTIME"]), -r["score"], r["id"])  # noqa: E731
     assert got == [(r["ROWTIME"], r["id"], r["score"]) for r in sorted(rows, key=key)]

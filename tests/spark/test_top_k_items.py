@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pyspark.errors import AnalysisException, ParseException
 
-from tests.spark.streams import make_stream, run_stream, run_with_restart
+from tests.spark.streams import make_stream, run_stream, run_with_restart, setting
 
 T0 = datetime(2024, 7, 1, 8, 0, 0)
 SCHEMA = "ROWTIME TIMESTAMP, sym STRING, qty INT"
@@ -72,11 +72,8 @@ def test_a_stream_emits_each_window_once_the_watermark_passes_its_end(spark):
     batches = [arrival[i : i + 35] for i in range(0, len(arrival), 35)]
     src = make_stream(spark, "topk_s", SCHEMA)
     sql = "SELECT STREAM ROWTIME, ITEM, ITEM_COUNT FROM TABLE(TOP_K_ITEMS_TUMBLING(CURSOR(SELECT STREAM * FROM topk_s), 'sym', 3, 30))"
-    spark.conf.set("spark.overjoin.lateness", "10 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "10 seconds"):
         run = run_stream(spark, sql, [{"topk_s": b} for b in batches], {"topk_s": src})
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     expected = model(rows, "sym", 3, 30)
     emitted: list[tuple] = []
     seen: list[dict[str, Any]] = []

@@ -19,7 +19,7 @@ from pyspark.errors import AnalysisException, ParseException
 
 from tests.reference_model import Row, step_floor, steps_since, tumbling_groups, unit_floor
 from tests.spark.errors import caret_column
-from tests.spark.streams import make_stream, run_stream
+from tests.spark.streams import make_stream, run_stream, setting
 
 T0 = datetime(2024, 3, 30, 22, 0, 0)  # a month end and a week end nearby
 SEC = timedelta(seconds=1)
@@ -198,11 +198,8 @@ def test_stream_emits_each_closed_window_once_as_replay_does(spark, seed: int) -
     arrival = [r for b in sorted(buckets) for r in rng.sample(buckets[b], len(buckets[b]))]
     batches = [arrival[i : i + 17] for i in range(0, len(arrival), 17)]
     src = make_stream(spark, "tumble_s", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
-    spark.conf.set("spark.overjoin.lateness", "20 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "20 seconds"):
         run = run_stream(spark, query("STREAM tumble_s", floor), [{"tumble_s": b} for b in batches], {"tumble_s": src})
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     got = sorted(tuple(r) for r in run.rows)
     window = (
         (lambda t: unit_floor(t, "MINUTE"))
@@ -238,11 +235,8 @@ def test_rows_a_where_leaves_out_still_move_the_stream_time(spark) -> None:
     floor = "STEP(s.ROWTIME BY INTERVAL '10' SECOND)"
     sql = query("STREAM where_s", floor).replace("GROUP BY", "WHERE v > 4 GROUP BY")
     src = make_stream(spark, "where_s", "id INT, k INT, v INT, ROWTIME TIMESTAMP")
-    spark.conf.set("spark.overjoin.lateness", "5 seconds")
-    try:
+    with setting(spark, "spark.overjoin.lateness", "5 seconds"):
         run = run_stream(spark, sql, [{"where_s": b} for b in batches], {"where_s": src})
-    finally:
-        spark.conf.unset("spark.overjoin.lateness")
     size = 10 * SEC
     expected = model_rows([r for r in rows if r["v"] > 4], lambda t: (step_floor(t, size), step_floor(t, size) + size))
     emitted = emitted_as_the_watermark_passes(batches, run.batches, expected, lateness)

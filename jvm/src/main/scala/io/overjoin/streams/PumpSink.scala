@@ -62,6 +62,8 @@ final class PumpSink(
       val staging = new Path(new Path(dir, "_staging"), s"$filePrefix$batchId")
       val out = PumpFiles.write(prepared, rows, staging.toString)
       out.file.map(new Path(_)).foreach(f => publish(fs, batchId, f, target, out.rows, out.latestMicros.map(_ / 1000L)))
+      // A task that was tried again: what the failed attempts wrote aside goes.
+      if (out.attempt > 0) Option(fs.globStatus(new Path(s"$staging-*.parquet"))).toSeq.flatten.foreach(s => fs.delete(s.getPath, false))
     } else logInfo(s"pump $pump: batch $batchId is already in $target")
   })
 

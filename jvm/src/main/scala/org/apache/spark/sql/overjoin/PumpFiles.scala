@@ -38,8 +38,11 @@ import org.apache.spark.util.SerializableConfiguration
  */
 object PumpFiles {
 
-  /** What a batch's job wrote: its rows, their latest ROWTIME (microseconds) and the file, if any. */
-  final case class Written(rows: Long, latestMicros: Option[Long], file: Option[String])
+  /**
+   * What a batch's job wrote: its rows, their latest ROWTIME (microseconds), the file if any, and
+   * the attempt of the task that wrote it (earlier attempts may have left files of their own).
+   */
+  final case class Written(rows: Long, latestMicros: Option[Long], file: Option[String], attempt: Int = 0)
 
   /**
    * The pump's projection bound to its batches' columns by position, the Parquet writer's
@@ -105,7 +108,8 @@ object PumpFiles {
       } finally {
         if (writer != null) try writer.close() catch { case _: Exception => () }
       }
-      Written(n, if (n > 0 && latest != Long.MinValue) Some(latest) else None, if (n > 0) Some(file) else None)
+      Written(n, if (n > 0 && latest != Long.MinValue) Some(latest) else None, if (n > 0) Some(file) else None,
+        ctx.attemptNumber())
     })
     job.headOption.getOrElse(Written(0L, None, None))
   }
