@@ -201,9 +201,9 @@ def fmt_n(x: int | None) -> str:
     return "n/a" if x is None else f"{x:,}"
 
 
-def start_session() -> Any:
+def start_session(extra: dict[str, str] | None = None) -> Any:
     """overjoin's session as every benchmark engine runs it: ``local[2]``, 2 shuffle partitions,
-    no UI, UTC, AQE off, a 4 GB driver, every micro-batch's progress kept."""
+    no UI, UTC, AQE off, a 4 GB driver, every micro-batch's progress kept; ``extra`` settings after."""
     import overjoin
 
     log("starting Spark ...")
@@ -219,6 +219,7 @@ def start_session() -> Any:
             "spark.driver.memory": "4g",
             # Every micro-batch's progress is counted (Spark keeps the last 100 by default).
             "spark.sql.streaming.numRecentProgressUpdates": "100000",
+            **(extra or {}),
         }
     )
     spark.sparkContext.setLogLevel("ERROR")
