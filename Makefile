@@ -32,7 +32,7 @@ demo: $(PY)
 
 ## test: install with test extras and run the whole suite, in WORKERS=2 processes (the README's test command).
 test: install
-	$(PY) -m pytest -n $(WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(WORKERS) --dist loadgroup --durations=25
 
 ## soak: the seeded tests (differential, ROWS, restart, fuzz, ASOF oracle) with 8x their seeds; hours, not in CI.
 soak: install

@@ -30,8 +30,8 @@ import org.apache.spark.util.SerializableConfiguration
  * commit protocol makes and merges its `_temporary` folders and a `_SUCCESS` file, the session's
  * Hadoop configuration is copied and broadcast again, and the SQL listeners get the plan of one
  * more execution. At an application's rates (a hundred rows a batch) that is a large part of a
- * pump's CPU. Here the pump's projection onto its target's columns is analyzed once (per input
- * schema), the Parquet writer is prepared and its configuration broadcast once per pump, and each
+ * pump's CPU. Here the pump's projection onto its target's columns is analyzed once, when the
+ * pump starts, the Parquet writer is prepared and its configuration broadcast once, and each
  * batch runs one job over the rows the micro-batch's plan gives: one task projects them, writes
  * the file (with Spark's own Parquet writer, so the file is the same) and counts the rows and
  * their latest ROWTIME on the way. A batch without rows writes no file.
@@ -46,10 +46,9 @@ object PumpFiles {
 
   /**
    * The pump's projection bound to its batches' columns by position, the Parquet writer's
-   * factory and its configuration (broadcast once), for one input schema.
+   * factory and its configuration (broadcast once): what a pump's batches are written with.
    */
   final class Prepared private[PumpFiles] (
-      val input: StructType,
       val exprs: Seq[Expression],
       val schema: StructType,
       val rowtime: Int,
@@ -74,7 +73,7 @@ object PumpFiles {
         val factory = new ParquetFileFormat().prepareWrite(s, job, Map.empty, schema)
         val conf = s.sparkContext.broadcast(new SerializableConfiguration(job.getConfiguration))
         val rowtime = schema.fields.indexWhere(f => f.name.equalsIgnoreCase(rowtimeName) && f.dataType == TimestampType)
-        Some(new Prepared(input, exprs, schema, rowtime, factory, conf))
+        Some(new Prepared(exprs, schema, rowtime, factory, conf))
       case _ => None
     }
   }
