@@ -91,7 +91,7 @@ final class PumpSink(
     fs.delete(staging, true)
   }
 
-  @volatile private var fileSystem: FileSystem = _
+  @transient @volatile private var fileSystem: FileSystem = _
 
   private def place(session: SparkSession, batchId: Long): (FileSystem, Path, Path) = {
     val dir = new Path(location)
