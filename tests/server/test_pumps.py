@@ -106,10 +106,18 @@ def test_pump_outlives_its_client_and_pumps_chain(server: Server, source) -> Non
         sink = dict(server.query(f"DESCRIBE PUMP {name}"))["sink"]
         assert sink == "overjoin pump files: one Parquet file per micro-batch, from its own plan", sink
     location = Path({r[0]: r[5] for r in server.query("SHOW STREAMS")}["s2"].removeprefix("file:"))
-    names = sorted(p.name for p in location.iterdir() if p.name != "_staging")
+    names = sorted(p.name for p in location.iterdir() if p.name not in ("_staging", "_log"))
     files = [n for n in names if not n.startswith(".")]
     assert files and all(re.fullmatch(r"pump-p2-g\d+-b\d{12}\.parquet", n) for n in files), names
     assert sorted(n for n in names if n.startswith(".")) == sorted(f".{n}.crc" for n in files), names
+    # The stream's log names each of its files once, in the order p2 wrote them (its batches').
+    entries = sorted(p for p in (location / "_log").rglob("*") if p.is_file() and p.name.isdigit())
+    assert [p.name for p in entries] == [f"{i:012d}" for i in range(1, len(files) + 1)]
+    assert [p.read_text() for p in entries] == files
+    # p1 reads a source stream over a folder with Spark's file source; p2 reads s1 (p1's target)
+    # from the stream's log.
+    assert dict(server.query("DESCRIBE PUMP p1"))["sources"].startswith("FileStreamSource[")
+    assert dict(server.query("DESCRIBE PUMP p2"))["sources"].startswith("overjoin stream log[")
     aside = location / "_staging"
     assert not aside.exists() or not [*aside.iterdir()], [*aside.iterdir()]
     described = dict(server.query("DESCRIBE PUMP p2"))

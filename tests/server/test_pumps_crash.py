@@ -95,6 +95,9 @@ def test_kill_9_and_restart_lose_and_duplicate_nothing(server: Server) -> None:
 def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) -> None:
     # The server halts right after pump hx's batch 1 file is in place, before Spark commits the
     # batch; after the restart Spark replays batch 1, which must find its file and add nothing.
+    # Pump hy reads hout through the stream's log; the next restart halts it between its batch 1's
+    # entry in hcopy's log and the file's rename: the entry goes when the log opens again, and the
+    # replay writes both.
     import os
 
     folder = server.state_dir.parent / "incoming-hx"
@@ -102,27 +105,39 @@ def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) 
     server.execute(
         f"CREATE STREAM hsrc (ROWTIME TIMESTAMP, id INT) WITH (format = 'json', path = '{folder}')",
         "CREATE STREAM hout (id INT)",
+        "CREATE STREAM hcopy (id INT)",
         "CREATE PUMP hx AS INSERT INTO hout SELECT STREAM ROWTIME, id FROM STREAM hsrc",
+        "CREATE PUMP hy AS INSERT INTO hcopy SELECT STREAM ROWTIME, id FROM STREAM hout",
     )
     from tests.server.feed import row, write_rows
 
+    def restart(halt: dict[str, str] | None) -> None:
+        server.thrift_port, server.connect_port = free_port(), free_port()
+        server.env = {**os.environ, **halt} if halt else None
+        server.start()
+
+    def ids(stream: str) -> list[int]:
+        return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
+
     write_rows(folder, "a", [row(i) for i in range(5)])
-    wait_until(lambda: len(server.query("SELECT id FROM hout")) == 5, what="batch 0")
+    wait_until(lambda: len(ids("hout")) == 5 and len(ids("hcopy")) == 5, what="batch 0")
     server.stop()
-    server.thrift_port, server.connect_port = free_port(), free_port()
-    server.env = {**os.environ, "OVERJOIN_TEST_HALT_AFTER_RENAME": "hx:1"}
-    server.start()
+    restart({"OVERJOIN_TEST_HALT_AFTER_RENAME": "hx:1"})
     write_rows(folder, "b", [row(i) for i in range(5, 12)])
     server.proc.wait(120)  # halted by the fault injection
     assert "halting after pump hx wrote batch 1" in server.stderr()
-    server.env = None
-    server.thrift_port, server.connect_port = free_port(), free_port()
-    server.start()
+    restart({"OVERJOIN_TEST_HALT_BEFORE_RENAME": "hy:1"})
+    server.proc.wait(120)
+    assert "halting after pump hy logged batch 1" in server.stderr()
+    restart(None)
     write_rows(folder, "c", [row(i) for i in range(12, 15)])
-    # Processed everything: the rows are in and hx has committed every batch it planned.
+    # Processed everything: the rows are in and both pumps have committed every batch they planned.
     wait_until(
-        lambda: len(server.query("SELECT id FROM hout")) >= 15 and caught_up(server, 1),
-        what="the rows after the replay",
+        lambda: len(ids("hcopy")) >= 15 and caught_up(server, 2),
+        what="the rows after the replays",
     )
-    assert [r[0] for r in server.query("SELECT id FROM hout ORDER BY id")] == list(range(15))
-    assert "batch 1 is already in" in (server.state_dir / "server.log").read_text(errors="replace")
+    assert ids("hout") == list(range(15))
+    assert ids("hcopy") == list(range(15))
+    log = (server.state_dir / "server.log").read_text(errors="replace")
+    assert "batch 1 is already in" in log
+    assert "(a crash before its rename): taken out" in log

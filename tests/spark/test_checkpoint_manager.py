@@ -164,9 +164,16 @@ def _kinds(files: dict[str, int]) -> set[tuple[str, int]]:
     return {(re.sub(r"\d+", "N", name), mode) for name, mode in files.items()}
 
 
-def test_a_checkpoint_has_the_same_files_and_permissions_either_way(spark):
-    sparks, _ = _run(spark, None, None)
-    ours, _ = _run(spark, OURS, None)
+def test_a_checkpoint_has_the_same_files_and_permissions_either_way_and_ours_forks_nothing(spark):
+    """The same case run once with each manager, under a JFR recording of the driver's process
+    starts: the two checkpoints have the same kinds of file with the same permission bits; with
+    Spark's manager Hadoop forks chmod and readlink for the checkpoint's files (several per
+    micro-batch), with overjoin's none (the reason for the manager)."""
+    batches = case_for(KIND, SEED)[1]
+    sparks, spark_forks = _recorded_run(spark, None)
+    ours, our_forks = _recorded_run(spark, OURS)
+    assert spark_forks >= 3 * len(batches), f"Spark's manager forked {spark_forks} processes for {len(batches)} batches"
+    assert our_forks == 0, f"overjoin's manager forked {our_forks} processes on checkpoint files"
     a, b = _files(sparks), _files(ours)
     assert any(name.endswith(".crc") for name in b), sorted(b)
     assert any(name.endswith(".delta") for name in b), sorted(b)
@@ -210,22 +217,12 @@ def _process_starts(spark: Any, action: Any) -> list[str]:
     return [str(e.getString("command")) for e in events if e.getEventType().getName() == "jdk.ProcessStart"]
 
 
-def _forks_into(spark: Any, manager: str | None) -> tuple[int, int]:
+def _recorded_run(spark: Any, manager: str | None) -> tuple[str, int]:
     """Runs the case with ``manager`` under a JFR recording of the driver's process starts; returns
-    how many processes were started on the checkpoint's files, and how many in all."""
+    its checkpoint and how many processes were started on the checkpoint's files."""
     checkpoints: list[str] = []
     commands = _process_starts(spark, lambda: checkpoints.append(_run(spark, manager, None)[0]))
-    return sum(1 for c in commands if checkpoints[0] in c), len(commands)
-
-
-def test_a_stream_forks_no_process_for_its_checkpoint(spark):
-    """The reason for the manager: with Spark's, Hadoop forks chmod and readlink for the
-    checkpoint's files (several per micro-batch); with overjoin's, none."""
-    batches = case_for(KIND, SEED)[1]
-    sparks, _ = _forks_into(spark, None)
-    ours, _ = _forks_into(spark, OURS)
-    assert sparks >= 3 * len(batches), f"Spark's manager forked {sparks} processes for {len(batches)} batches"
-    assert ours == 0, f"overjoin's manager forked {ours} processes on checkpoint files"
+    return checkpoints[0], sum(1 for c in commands if checkpoints[0] in c)
 
 
 # -- sink files: overjoin server's fs.file.impl --------------------------------------------------

@@ -63,6 +63,8 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // a Window over a stream, so it must be overjoin's operator by then. LAG gets KDA's meaning here.
     extensions.injectResolutionRule { _ => RewriteSlidingWindows }
     extensions.injectResolutionRule { _ => ApplyOrderedEmit }
+    // In the server's pumps, a durable stream read as a stream is read from its log of files.
+    extensions.injectResolutionRule { _ => org.apache.spark.sql.overjoin.ReadDurableStreamsFromLogs }
 
     // Post-hoc: after the resolution batch has reached its fixed point, drop overjoin's markers
     // (no physical planner knows them) and say why anything overjoin left unbound is refused.
@@ -74,6 +76,8 @@ class OverjoinExtensions extends (SparkSessionExtensions => Unit) {
     // state of the micro-batch being planned.
     extensions.injectOptimizerRule { _ => NumberWindowedJoins }
     extensions.injectPlannerStrategy { s => WindowedJoinStrategy(s.asInstanceOf[ClassicSession]) }
+    // INSERT INTO a durable stream: Spark's write, then its files logged for the stream's readers.
+    extensions.injectPlannerStrategy { _ => io.overjoin.streams.LogDurableStreamInserts }
 
     // Check: a no-op check whose builder runs once per session, which is when each session's
     // streaming queries get the listener that counts late rows (docs/semantics.md §8).

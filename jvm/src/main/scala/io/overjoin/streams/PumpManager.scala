@@ -72,6 +72,14 @@ object PumpManager extends Logging {
    * measure the difference; a pump whose projection the first cannot take uses it anyway).
    */
   val DirectWrites = "spark.overjoin.server.directWrites"
+
+  /**
+   * `spark.overjoin.server.streamLogs` (a server setting, default true): a pump reads a durable
+   * stream from the stream's log of its files ([[StreamLog]]), finding a new file without listing
+   * the folder. False: Spark's file source, which lists the whole folder at every trigger (kept to
+   * measure the difference). A pump whose checkpoint Spark's file source began keeps it either way.
+   */
+  val StreamLogs = "spark.overjoin.server.streamLogs"
   private val FactoryMode = "spark.sql.codegen.factoryMode"
 
   /**
@@ -373,7 +381,7 @@ object PumpManager extends Logging {
 
   final case class Status(d: PumpDefinition, state: String, idle: Boolean, rowsOut: Long, lateRows: Long,
       watermark: String, batch: java.lang.Long, error: String, lastBatchMillis: java.lang.Long,
-      outputLagMillis: java.lang.Long, sink: String = null)
+      outputLagMillis: java.lang.Long, sink: String = null, sources: String = null)
 
   def status(): Seq[Status] = synchronized { all().map(statusOf) }
 
@@ -404,7 +412,8 @@ object PumpManager extends Logging {
       error = failure.orNull,
       lastBatchMillis = progress.map(p => java.lang.Long.valueOf(p.batchDuration)).orNull,
       outputLagMillis = r.flatMap(_.sink.lastLagMillis).map(java.lang.Long.valueOf).orNull,
-      sink = progress.flatMap(p => Option(p.sink)).map(_.description).orNull)
+      sink = progress.flatMap(p => Option(p.sink)).map(_.description).orNull,
+      sources = progress.map(_.sources.map(_.description).mkString("; ")).orNull)
   }
 
   // ---- queries ------------------------------------------------------------------------------
@@ -418,6 +427,8 @@ object PumpManager extends Logging {
     s.conf.set(ShufflePartitions, defaultShufflePartitions.toString)
     if (root.sparkContext.getConf.getBoolean(InterpretedProjections, defaultValue = true)) s.conf.set(FactoryMode, "NO_CODEGEN")
     d.conf.foreach { case (k, v) => s.conf.set(k, v) }
+    if (root.sparkContext.getConf.getBoolean(StreamLogs, defaultValue = true))
+      s.conf.set(org.apache.spark.sql.overjoin.ReadDurableStreamsFromLogs.Key, "true")
     s.catalog.setCurrentDatabase(d.database)
     val targetId = Streams.identifier(s, d.target)
     val target = Streams.lookup(s, targetId).getOrElse(

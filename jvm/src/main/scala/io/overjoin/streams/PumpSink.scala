@@ -30,7 +30,8 @@ trait PumpOutput extends ((DataFrame, Long) => Unit) with Serializable {
  * else by [[apply]] (`foreachBatch`'s query of its own).
  *
  * Unlike Spark's file sink, there is no `_spark_metadata` log in the folder, so batch ids are per
- * pump, not per folder: several pumps (and `INSERT INTO`) can write one stream.
+ * pump, not per folder: several pumps (and `INSERT INTO`) can write one stream. Each file goes into
+ * the stream's [[StreamLog]] as it is put in place, which is how the stream's readers find it.
  */
 final class PumpSink(
     pump: String,
@@ -92,21 +93,29 @@ final class PumpSink(
   }
 
   @transient @volatile private var fileSystem: FileSystem = _
+  @transient @volatile private var streamLog: StreamLog = _
 
   private def place(session: SparkSession, batchId: Long): (FileSystem, Path, Path) = {
     val dir = new Path(location)
-    if (fileSystem == null) fileSystem = dir.getFileSystem(session.sessionState.newHadoopConf())
+    if (fileSystem == null) {
+      val conf = session.sessionState.newHadoopConf()
+      fileSystem = dir.getFileSystem(conf)
+      streamLog = StreamLog(location, conf)
+    }
     (fileSystem, dir, new Path(dir, f"$filePrefix$batchId%012d.parquet"))
   }
 
-  /** Puts a batch's written file into place by one rename: its rows are visible from then on. */
+  /**
+   * Puts a batch's written file into place by one rename, logged in the stream's [[StreamLog]]
+   * (its entry first): its rows are visible from then on, to the stream's readers too.
+   */
   private def publish(fs: FileSystem, batchId: Long, file: Path, target: Path, n: Long, latestMillis: Option[Long]): Unit = {
-    if (!fs.rename(file, target)) throw new IllegalStateException(s"pump $pump: cannot rename $file to $target")
-    PumpSink.crashPoint(pump, batchId)
+    val entry = streamLog.publish(file, target, () => PumpSink.crashPoint(PumpSink.haltBeforeRename, "logged", pump, batchId))
+    PumpSink.crashPoint(PumpSink.haltAfterRename, "wrote", pump, batchId)
     written.addAndGet(n)
     val visible = System.currentTimeMillis()
     lag = latestMillis.map(visible - _)
-    logInfo(s"pump $pump: batch $batchId wrote $n rows to $target" +
+    logInfo(s"pump $pump: batch $batchId wrote $n rows to $target (entry $entry of its log)" +
       lag.map(l => s" ($l ms after their latest ROWTIME)").getOrElse(""))
     onWritten()
   }
@@ -123,19 +132,23 @@ object PumpSink {
    * Fault injection for the exactly-once tests: with `OVERJOIN_TEST_HALT_AFTER_RENAME=pump:batch`
    * in the server's environment, the JVM halts (as under kill -9) right after that batch's file is
    * in place and before Spark records the batch as committed: the one moment a replay meets a
-   * batch that was already written.
+   * batch that was already written. `OVERJOIN_TEST_HALT_BEFORE_RENAME=pump:batch` halts after the
+   * batch's entry in the stream's log and before its rename: the log has an entry without its file.
    */
-  private val haltAfterRename: Option[(String, Long)] =
-    sys.env.get("OVERJOIN_TEST_HALT_AFTER_RENAME").flatMap { v =>
+  private def haltAt(variable: String): Option[(String, Long)] =
+    sys.env.get(variable).flatMap { v =>
       v.split(":") match {
         case Array(p, b) => scala.util.Try(b.toLong).toOption.map(p.toLowerCase(java.util.Locale.ROOT) -> _)
         case _ => None
       }
     }
 
-  private def crashPoint(pump: String, batchId: Long): Unit = haltAfterRename.foreach { case (p, b) =>
+  private val haltAfterRename: Option[(String, Long)] = haltAt("OVERJOIN_TEST_HALT_AFTER_RENAME")
+  private val haltBeforeRename: Option[(String, Long)] = haltAt("OVERJOIN_TEST_HALT_BEFORE_RENAME")
+
+  private def crashPoint(at: Option[(String, Long)], what: String, pump: String, batchId: Long): Unit = at.foreach { case (p, b) =>
     if (p == pump.toLowerCase(java.util.Locale.ROOT) && b == batchId) {
-      System.err.println(s"overjoin server: halting after pump $pump wrote batch $batchId (OVERJOIN_TEST_HALT_AFTER_RENAME)")
+      System.err.println(s"overjoin server: halting after pump $pump $what batch $batchId (fault injection)")
       Runtime.getRuntime.halt(137)
     }
   }

@@ -396,6 +396,14 @@ case class ResetStreamCommand(items: Seq[ObjectRef]) extends LeafRunnableCommand
         files.foreach(f => if (!fs.rename(f.getPath, new org.apache.hadoop.fs.Path(aside, f.getPath.getName)))
           throw new IllegalStateException(s"stream ${Streams.shown(session, t.identifier)}: could not move ${f.getPath} aside"))
       }
+      // Its log goes with its files: the stream's next file is entry 1 of a new log.
+      val log = new org.apache.hadoop.fs.Path(folder, StreamLog.LogDir)
+      if (fs.exists(log)) {
+        fs.mkdirs(aside)
+        if (!fs.rename(log, new org.apache.hadoop.fs.Path(aside, StreamLog.LogDir)))
+          throw new IllegalStateException(s"stream ${Streams.shown(session, t.identifier)}: could not move $log aside")
+      }
+      StreamLog.forget(t.location.toString, conf)
       session.catalog.refreshTable(Streams.qualified(t.identifier))
     }
     reads.map(_._1).foreach(PumpManager.startOver)
@@ -455,7 +463,7 @@ case class DescribePumpCommand(name: String, inSchema: Option[String] = None) ex
       "last_batch_ms" -> Option(s.lastBatchMillis).map(_.toString).orNull,
       "output_lag_ms" -> Option(s.outputLagMillis).map(_.toString).orNull,
       "shuffle_partitions" -> partitions, "shuffle_partitions_from" -> from,
-      "sink" -> s.sink,
+      "sources" -> s.sources, "sink" -> s.sink,
       "settings" -> s.d.conf.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", ")
     ).map { case (k, v) => Row(k, v) }
   }

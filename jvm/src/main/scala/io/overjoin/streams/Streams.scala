@@ -16,8 +16,9 @@ import org.apache.spark.sql.types.{StructType, TimestampType}
  * Streams are catalog tables marked with the table property `overjoin.stream`:
  *  - `durable`: a parquet table in the warehouse whose last column is the implicit
  *    `ROWTIME TIMESTAMP` (default: the time of the insert). Pumps append one file per micro-batch
- *    (see [[PumpSink]]), `INSERT INTO` appends with Spark's own writer, `SELECT` reads every row so
- *    far, `STREAM name` reads it as a stream (Spark's file source over the table's folder);
+ *    (see [[PumpSink]]), `INSERT INTO` appends with Spark's own writer, each logging its files in
+ *    the stream's [[StreamLog]]; `SELECT` reads every row so far, `STREAM name` reads it as a
+ *    stream (in the server's pumps from its log, elsewhere Spark's file source over its folder);
  *  - `source`: a table over a folder that files arrive in (`WITH (format, path, ...)`).
  */
 object Streams {
