@@ -502,7 +502,7 @@ def test_stream_emits_each_group_once_when_the_watermark_passes_its_end(spark, k
     for r in rows:  # out of order, but never by more than the lateness
         buckets.setdefault(int((r["ROWTIME"] - T0) / (15 * SEC)), []).append(r)
     arrival = [r for b in sorted(buckets) for r in rng.sample(buckets[b], len(buckets[b]))]
-    batches = [arrival[i : i + 13] for i in range(0, len(arrival), 13)]
+    batches = [arrival[i : i + 20] for i in range(0, len(arrival), 20)]
     sql = f"SELECT STREAM ROWTIME, {select}, k, COUNT(*) AS n, SUM(v) AS total FROM {{src}} AS s GROUP BY {group}, k"
     src = make_stream(spark, "calcite_s", SCHEMA)
     with setting(spark, "spark.overjoin.lateness", "20 seconds"):
