@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         spark.range(3).selectExpr("id", "current_timestamp() AS ROWTIME").coalesce(1).write.parquet(str(base / "seed"))
         seed = next(f for f in (base / "seed").iterdir() if f.name.endswith(".parquet"))
-        outcomes = []
+        outcomes: list[dict[str, Any]] = []
         # Readers alternate at each count, so that the JVM's warm-up (the first run) is not one
         # reader's alone; a reader named twice is measured twice.
         for n in counts:
