@@ -39,10 +39,8 @@ case class LoggedStreamInsert(insert: InsertIntoHadoopFsRelationCommand) extends
       log.visible // the log exists before the insert's files do
       val before = names()
       val out = insert.run(session, child)
-      if (insert.mode == SaveMode.Overwrite) {
-        StreamLog.forget(folder.toString, conf)
-        StreamLog(folder.toString, conf).visible // made again from the folder as the insert left it
-      } else {
+      if (insert.mode == SaveMode.Overwrite) log.rebuild() // from the folder as the insert left it
+      else {
         val added = fs.listStatus(folder).filter(s => StreamLog.isData(s) && !before(s.getPath.getName) &&
           s.getPath.getName.startsWith("part-")).sortBy(s => (s.getModificationTime, s.getPath.getName))
         log.append(added.map(_.getPath.getName).toSeq)

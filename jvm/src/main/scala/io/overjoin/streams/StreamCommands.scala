@@ -403,7 +403,7 @@ case class ResetStreamCommand(items: Seq[ObjectRef]) extends LeafRunnableCommand
         if (!fs.rename(log, new org.apache.hadoop.fs.Path(aside, StreamLog.LogDir)))
           throw new IllegalStateException(s"stream ${Streams.shown(session, t.identifier)}: could not move $log aside")
       }
-      StreamLog.forget(t.location.toString, conf)
+      StreamLog.reopenAt(t.location.toString, conf)
       session.catalog.refreshTable(Streams.qualified(t.identifier))
     }
     reads.map(_._1).foreach(PumpManager.startOver)

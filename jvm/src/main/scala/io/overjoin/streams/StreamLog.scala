@@ -84,6 +84,19 @@ final class StreamLog private (val folder: Path, fs: FileSystem) extends Logging
     }
   }
 
+  /** Reads the log again from its files at its next use, as after a restart. */
+  def reopen(): Unit = synchronized { logId = null }
+
+  /**
+   * Makes the log again from the folder's files, as they are now (a new identity): after an
+   * `INSERT OVERWRITE` replaced them all.
+   */
+  def rebuild(): Unit = synchronized {
+    raw.delete(dir, true)
+    logId = null
+    ensureOpen()
+  }
+
   /** Opens the log (made from the folder's files when it has none) unless it is open and still there. */
   private def ensureOpen(): Unit = {
     if (logId != null && raw.exists(new Path(dir, IdFile))) return
@@ -153,10 +166,12 @@ object StreamLog {
   }
 
   /**
-   * Forgets the log of `folder` in this JVM: the next use opens it from its files (as after a
-   * restart). Used when a stream's files are set aside (`ALTER STREAM ... RESET`), and by the tests.
+   * The log of `folder` is read again from its files at its next use, as after a restart: when a
+   * stream's files and log were set aside (`ALTER STREAM ... RESET`), and in the tests. Every user
+   * of the folder's log shares the one [[StreamLog]], so none keeps a view of the old one.
    */
-  def forget(folder: String, conf: Configuration): Unit = logs.remove(locate(folder, conf)._2.toString)
+  def reopenAt(folder: String, conf: Configuration): Unit =
+    Option(logs.get(locate(folder, conf)._2.toString)).foreach(_.reopen())
 
   private def locate(folder: String, conf: Configuration): (FileSystem, Path) = {
     val p = new Path(folder)
