@@ -21,7 +21,7 @@ from tests.fuzz_sql import mutate
 from tests.seeds import count
 
 START = int(os.environ.get("OVERJOIN_FUZZ_START", "0"))
-N = count("OVERJOIN_FUZZ_N", 2000)
+N = count("OVERJOIN_FUZZ_N", 1000)
 
 
 def test_the_validator_survives_mutated_statements() -> None:
