@@ -63,7 +63,7 @@ object LoggedStreamInsert {
 
   /** Whether `c` writes a durable stream's folder, as a whole (no partitions). */
   def writesDurableStream(c: InsertIntoHadoopFsRelationCommand): Boolean =
-    c.catalogTable.exists(t => Streams.kind(t) == "durable") && c.partitionColumns.isEmpty &&
+    c.catalogTable.exists(Streams.isDurable) && c.partitionColumns.isEmpty &&
       (c.mode == SaveMode.Append || c.mode == SaveMode.Overwrite)
 }
 

@@ -185,7 +185,7 @@ object PumpManager extends Logging {
     val targetId = Streams.identifier(client, targetName)
     val target = Streams.lookup(client, targetId).getOrElse(
       throw new IllegalArgumentException(s"pump $name: the target ${Streams.shown(client, targetId)} does not exist (CREATE STREAM it first)"))
-    val writable = Streams.kind(target) == "durable" || ExternalStreams.isExternal(target)
+    val writable = Streams.isDurable(target) || ExternalStreams.isExternal(target)
     if (!writable) throw new IllegalArgumentException(
       s"pump $name: the target ${Streams.shown(client, targetId)} is not a stream a pump can write " +
         "(it must be made by CREATE STREAM without WITH, or over a source such as kinesis)")

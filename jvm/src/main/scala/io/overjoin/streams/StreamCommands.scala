@@ -362,7 +362,7 @@ case class ResetStreamCommand(items: Seq[ObjectRef]) extends LeafRunnableCommand
           streams(Streams.qualified(t.identifier).toLowerCase) = t
       }
     }
-    val durable = streams.filter { case (_, t) => Streams.kind(t) == "durable" }
+    val durable = streams.filter { case (_, t) => Streams.isDurable(t) }
     val pumps = PumpManager.all()
     val writers = pumps.filter(d => durable.contains(d.target.toLowerCase))
     val reads = pumps.map(d => d -> PumpManager.readsOf(d)).filter(_._2.exists(durable.contains))

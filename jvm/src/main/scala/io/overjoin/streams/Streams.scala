@@ -78,6 +78,9 @@ object Streams {
   }
   def kind(t: CatalogTable): String = t.properties.getOrElse(KindProperty, "")
 
+  /** A durable stream: a parquet table in the warehouse that pumps and `INSERT INTO` write. */
+  def isDurable(t: CatalogTable): Boolean = kind(t) == "durable"
+
   /** A stream's name as messages show it: its schema as the user wrote it ([[SchemaNames.shown]]). */
   def shown(session: SparkSession, id: TableIdentifier): String =
     id.database.map(db => SchemaNames.shown(session, db) + ".").getOrElse("") + StreamStatementParser.quoteIfNeeded(id.table)

@@ -139,7 +139,7 @@ object ReadDurableStreamsFromLogs extends Rule[LogicalPlan] {
     if (!SQLConf.get.getConfString(Key, "false").equalsIgnoreCase("true")) return plan
     plan.transformUp {
       case r: StreamingRelation if r.dataSource.className != classOf[StreamLogProvider].getName &&
-          r.dataSource.catalogTable.exists(t => Streams.kind(t) == "durable") =>
+          r.dataSource.catalogTable.exists(Streams.isDurable) =>
         val ds = r.dataSource
         r.copy(dataSource = ds.copy(className = classOf[StreamLogProvider].getName,
           options = ds.options + (StreamLogProvider.FormatOption -> ds.className)))
