@@ -142,6 +142,21 @@ PRICE_SOURCE = (
     "WITH (format = 'json', path = '{folder}')"
 )
 
+#: `error_stream` sent on to a stream of its own, as a KDA application's error_stream output.
+DIVISION_ERRORS_OUTPUT = """
+CREATE OR REPLACE STREAM "DIVISION_ERRORS" (
+    ERROR_TIME      TIMESTAMP,
+    ERROR_LEVEL     VARCHAR(10),
+    ERROR_NAME      VARCHAR(32),
+    MESSAGE         VARCHAR(4096),
+    DATA_ROWTIME    TIMESTAMP,
+    DATA_ROW        VARCHAR(49152),
+    PUMP_NAME       VARCHAR(128));
+
+CREATE OR REPLACE PUMP "ERRORS_PUMP" AS INSERT INTO "DIVISION_ERRORS"
+    SELECT STREAM * FROM error_stream;
+"""
+
 #: Machine-tool spindle speeds.
 VAN_SOURCE = (
     'CREATE STREAM "SOURCE_SQL_STREAM_001" ("VAN_ID" VARCHAR(8), "SPEED_KMH" INTEGER, "ENGINE_TEMP_C" INTEGER) '
@@ -975,11 +990,16 @@ def test_kda_division_by_zero_leaves_the_row_out_and_the_pump_runs_on(server: Se
     and keeps the stations that moved twice; a third averages each station's moves every ten
     minutes with `SUM(delta / (price - delta)) * 100 / COUNT(*)`, leaving the zero divisors out of
     their groups. Models: the same filter in Python, skipping the zero divisors, a count of the kept
-    moves of the station in the ten minutes up to each, and the averages per station and window."""
+    moves of the station in the ten minutes up to each, and the averages per station and window.
+    Each row left out is a row of `error_stream` (KDA's columns, `ERROR_NAME` 'Division by zero',
+    `PUMP_NAME` the pump's, `DATA_ROW` the row in hex): a pump sending `error_stream` on to a stream
+    gets each report with a zero divisor once per pump that divided by it."""
     rnd = random.Random(5520)
     folder = server.state_dir.parent / "price_moves"
     text = program("kda_price_moves_divided_then_counted_per_station.sql")
     run(server, "price_moves", [PRICE_SOURCE.format(folder=folder)], text)
+    # The error stream sent on, as KDA's error_stream output did (what `overjoin import` writes).
+    run(server, "price_moves", [], DIVISION_ERRORS_OUTPUT)
     t = at("06:00:00")
     records: list[dict[str, Any]] = []
     kept, zero = [], 0
@@ -1028,6 +1048,22 @@ def test_kda_division_by_zero_leaves_the_row_out_and_the_pump_runs_on(server: Se
     assert sorted((w, s, round(a, 6), n) for w, s, a, n in server.query(averaged)) == averages
     described = dict(server.query('DESCRIBE PUMP "price_moves"."average_move_pump"'))
     assert described["state"] == "RUNNING" and described["error_rows"] == str(zero)
+    # error_stream: each report whose price - delta is 0, once for each of the two pumps that divide by it.
+    divided = [r for r in records if r["price"] - r["delta"] == 0]
+    expected_errors = sorted(
+        (pump, datetime.strptime(r["ROWTIME"], "%Y-%m-%dT%H:%M:%SZ"), r["station_id"], r["delta"], r["price"])
+        for r in divided
+        for pump in ("average_move_pump", "price_moves_pump")
+    )
+    errors = (
+        "SELECT ERROR_LEVEL, ERROR_NAME, MESSAGE, DATA_ROWTIME, DATA_ROW, PUMP_NAME FROM price_moves.DIVISION_ERRORS"
+    )
+    wait_until(lambda: len(server.query(errors)) >= len(expected_errors), what="the rows that divided by zero")
+    got_errors = server.query(errors)
+    assert {(level, name) for level, name, *_ in got_errors} == {("WARNING", "Division by zero")}
+    assert all("division by zero" in message and "is 0" in message for _, _, message, *_ in got_errors)
+    rows = [(pump, when, json.loads(bytes.fromhex(data))) for _, _, _, when, data, pump in got_errors]
+    assert sorted((p, w, d["station_id"], d["delta"], d["price"]) for p, w, d in rows) == expected_errors
 
 
 # ---- RANDOM_CUT_FOREST, then a stream sorted per second, as in the developer guide's anomaly example

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,9 @@ def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) 
     # Pump hy reads hout through the stream's log; the next restart halts it between its batch 1's
     # entry in hcopy's log and the file's rename: the entry goes when the log opens again, and the
     # replay writes both.
+    # Both pumps divide by zero for some rows (hx: id % 4 = 0, hy: id % 3 = 0), which are left out
+    # and are rows of error_stream, sent on into herr by pump he: put in place before a batch's
+    # own file, they are there once whether the replay finds that file (hx) or not (hy).
     import os
 
     folder = server.state_dir.parent / "incoming-hx"
@@ -106,8 +110,11 @@ def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) 
         f"CREATE STREAM hsrc (ROWTIME TIMESTAMP, id INT) WITH (format = 'json', path = '{folder}')",
         "CREATE STREAM hout (id INT)",
         "CREATE STREAM hcopy (id INT)",
-        "CREATE PUMP hx AS INSERT INTO hout SELECT STREAM ROWTIME, id FROM STREAM hsrc",
-        "CREATE PUMP hy AS INSERT INTO hcopy SELECT STREAM ROWTIME, id FROM STREAM hout",
+        "CREATE STREAM herr (ERROR_TIME TIMESTAMP, ERROR_LEVEL VARCHAR(10), ERROR_NAME VARCHAR(32), "
+        "MESSAGE VARCHAR(4096), DATA_ROWTIME TIMESTAMP, DATA_ROW VARCHAR(49152), PUMP_NAME VARCHAR(128))",
+        "CREATE PUMP hx AS INSERT INTO hout SELECT STREAM ROWTIME, id FROM STREAM hsrc WHERE 12 / MOD(id, 4) > 0",
+        "CREATE PUMP hy AS INSERT INTO hcopy SELECT STREAM ROWTIME, id FROM STREAM hout WHERE 12 / MOD(id, 3) > 0",
+        "CREATE PUMP he AS INSERT INTO herr SELECT STREAM * FROM error_stream",
     )
     from tests.server.feed import row, write_rows
 
@@ -119,8 +126,17 @@ def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) 
     def ids(stream: str) -> list[int]:
         return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
 
+    out = [i for i in range(15) if i % 4]
+    copy = [i for i in out if i % 3]
+    errors = sorted([("hx", i) for i in range(15) if i % 4 == 0] + [("hy", i) for i in out if i % 3 == 0])
+
+    def error_rows() -> list[tuple[str, int]]:
+        got = server.query("SELECT PUMP_NAME, DATA_ROW, ERROR_NAME FROM herr")
+        assert {r[2] for r in got} <= {"Division by zero"}
+        return sorted((p, json.loads(bytes.fromhex(d))["id"]) for p, d, _ in got)
+
     write_rows(folder, "a", [row(i) for i in range(5)])
-    wait_until(lambda: len(ids("hout")) == 5 and len(ids("hcopy")) == 5, what="batch 0")
+    wait_until(lambda: ids("hout") == [1, 2, 3] and ids("hcopy") == [1, 2], what="batch 0")
     server.stop()
     restart({"OVERJOIN_TEST_HALT_AFTER_RENAME": "hx:1"})
     write_rows(folder, "b", [row(i) for i in range(5, 12)])
@@ -133,11 +149,12 @@ def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) 
     write_rows(folder, "c", [row(i) for i in range(12, 15)])
     # Processed everything: the rows are in and both pumps have committed every batch they planned.
     wait_until(
-        lambda: len(ids("hcopy")) >= 15 and caught_up(server, 2),
+        lambda: len(ids("hcopy")) >= len(copy) and len(error_rows()) >= len(errors) and caught_up(server, 3),
         what="the rows after the replays",
     )
-    assert ids("hout") == list(range(15))
-    assert ids("hcopy") == list(range(15))
+    assert ids("hout") == out
+    assert ids("hcopy") == copy
+    assert error_rows() == errors
     log = (server.state_dir / "server.log").read_text(errors="replace")
     assert "batch 1 is already in" in log
     assert "(a crash before its rename): taken out" in log

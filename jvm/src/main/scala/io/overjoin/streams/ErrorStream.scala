@@ -60,14 +60,36 @@ object ErrorStream {
       .sortBy(_.identifier.table)
   }
 
-  /** The error rows of every source of `errors`' database, as one stream. */
+  /** The error rows of the pumps whose error folder is `folder` (a schema's), as a stream, read from its log. */
+  private def pumpRows(session: SparkSession, folder: java.io.File): org.apache.spark.sql.DataFrame = {
+    val schema = org.apache.spark.sql.types.StructType.fromDDL(
+      "ERROR_TIME TIMESTAMP, ERROR_LEVEL STRING, ERROR_NAME STRING, MESSAGE STRING, DATA_ROWTIME TIMESTAMP, " +
+        "DATA_ROW STRING, PUMP_NAME STRING, ROWTIME TIMESTAMP")
+    session.readStream.format(classOf[org.apache.spark.sql.overjoin.StreamLogProvider].getName).schema(schema)
+      .option(org.apache.spark.sql.overjoin.StreamLogProvider.FormatOption, "json")
+      .option("timestampFormat", org.apache.spark.sql.overjoin.ZeroDivisionRows.TimestampFormat)
+      .load(folder.getAbsolutePath)
+  }
+
+  /**
+   * The error rows of every source of `errors`' database and of every pump of it (its rows that
+   * divided by zero, in a server), as one stream.
+   */
   def read(session: SparkSession, errors: CatalogTable): LogicalPlan = {
     val of = sources(session, errors)
-    if (of.isEmpty) throw new IllegalArgumentException(
+    // In a server, the schema's pumps' rows too: one folder for all of them, there whether or not
+    // any pump has divided by zero yet, so that the reader's sources stay the same as pumps come and go.
+    val fromPumps = if (!PumpManager.isInitialized) None else {
+      val folder = PumpManager.errorFolder(errors.identifier.database.getOrElse(session.catalog.currentDatabase))
+      org.apache.spark.sql.overjoin.ZeroDivisionRows.ensureFolder(folder.getAbsolutePath, session.sessionState.newHadoopConf())
+      Some(folder)
+    }
+    if (of.isEmpty && fromPumps.isEmpty) throw new IllegalArgumentException(
       s"${Streams.qualified(errors.identifier)} reports the rows of the database's source streams that do not read, " +
         "and the database has no source stream that reads records: create one first (CREATE STREAM ... WITH " +
         "(format = 'kinesis', ...))")
-    val union = of.map(t => ExternalStreams.errorRows(session, t, batch = false)).reduce(_ unionByName _)
+    val union = (of.map(t => ExternalStreams.errorRows(session, t, batch = false)) ++
+      fromPumps.map(pumpRows(session, _))).reduce(_ unionByName _)
     union.asInstanceOf[org.apache.spark.sql.classic.Dataset[org.apache.spark.sql.Row]].queryExecution.analyzed
   }
 }

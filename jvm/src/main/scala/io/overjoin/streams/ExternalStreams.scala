@@ -369,7 +369,8 @@ object RefuseExternalBatchUse extends (LogicalPlan => Unit) {
 final class ExternalSink(
     pump: String,
     table: CatalogTable,
-    project: DataFrame => DataFrame) extends PumpOutput with Logging {
+    project: DataFrame => DataFrame,
+    errors: Option[(String, String)] = None) extends PumpOutput with Logging {
 
   private val written = new AtomicLong()
   @volatile private var lag: Option[Long] = None
@@ -390,6 +391,11 @@ final class ExternalSink(
     ExternalStreams.records(table, observed).write
       .format(ExternalStreams.format(table)).options(ExternalStreams.options(table)).mode("append").save()
     val sent = System.currentTimeMillis()
+    // The batch's rows that divided by zero, into the pump's error folder (error_stream's).
+    errors.foreach { case (folder, prefix) =>
+      val query = batch.sparkSession.sparkContext.getLocalProperty(org.apache.spark.sql.overjoin.ZeroDivisionRows.QueryIdProperty)
+      org.apache.spark.sql.overjoin.ZeroDivisionRows.publish(folder, prefix, query, batchId, batch.sparkSession.sessionState.newHadoopConf())
+    }
     val m = stats.get
     val n = m.get("n").map(_.asInstanceOf[Long]).getOrElse(0L)
     if (n > 0) {

@@ -13,7 +13,7 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.apache.spark.sql.types.{StringType, StructType, TimestampType}
 
-import org.apache.spark.sql.overjoin.{ImplicitRowtime, PumpClock, PumpFiles, PumpQueries}
+import org.apache.spark.sql.overjoin.{DivertedRow, ImplicitRowtime, PumpClock, PumpFiles, PumpQueries, ZeroDivisionRows}
 
 import io.overjoin.streaming.LateRows
 
@@ -108,6 +108,14 @@ object PumpManager extends Logging {
   private def checkpointsDir = new File(stateDir, "checkpoints")
   private def defFile(key: String) = new File(pumpsDir, s"$key.properties")
   private def checkpoint(d: PumpDefinition) = new File(checkpointsDir, d.checkpointName)
+
+  /**
+   * Where the rows that divide by zero of schema `member`'s pumps go, as rows of its `error_stream`
+   * ([[org.apache.spark.sql.overjoin.ZeroDivisionRows]]): a folder of files with a stream log, one
+   * per schema (file names carry the pump, its generation and its checkpoint's query).
+   */
+  def errorFolder(member: String): File =
+    new File(new File(stateDir, "errors"), member.toLowerCase(java.util.Locale.ROOT))
 
   private def requireServer(): Unit =
     if (!isInitialized) throw new IllegalArgumentException(
@@ -206,10 +214,13 @@ object PumpManager extends Logging {
       generation = old.map(o => if (same) o.generation else o.generation + 1).getOrElse(1L),
       storedKey = Some(key).filter(_ != PumpDefinition.key(name)))
     // Analysis errors reach the client here, before anything changes.
-    try onStarter(plan(d)) catch {
+    val (planned, _, _) = try onStarter(plan(d)) catch {
       case e: IllegalArgumentException => throw e
       case e: Exception => throw new IllegalArgumentException(s"pump $name: ${e.getMessage}", e)
     }
+    // A pump whose rows can divide by zero sends them to its schema's error_stream, as KDA's did:
+    // the schema has one from then on, even without a source stream that decodes records.
+    if (divides(planned)) ErrorStream.ensure(client, d.member)
     old.foreach { o =>
       stopQuery(o.key)
       if (!same) deleteRecursively(checkpoint(o))
@@ -427,6 +438,9 @@ object PumpManager extends Logging {
     s.conf.set(ShufflePartitions, defaultShufflePartitions.toString)
     if (root.sparkContext.getConf.getBoolean(InterpretedProjections, defaultValue = true)) s.conf.set(FactoryMode, "NO_CODEGEN")
     d.conf.foreach { case (k, v) => s.conf.set(k, v) }
+    s.conf.set(ZeroDivisionRows.FolderKey, errorFolder(d.member).getAbsolutePath)
+    s.conf.set(ZeroDivisionRows.PrefixKey, d.filePrefix)
+    s.conf.set(ZeroDivisionRows.PumpKey, d.name)
     if (root.sparkContext.getConf.getBoolean(StreamLogs, defaultValue = true))
       s.conf.set(org.apache.spark.sql.overjoin.ReadDurableStreamsFromLogs.Key, "true")
     s.catalog.setCurrentDatabase(d.database)
@@ -466,9 +480,12 @@ object PumpManager extends Logging {
     HadoopDefaults(root.sparkContext)
     val (df, project, target) = plan(d)
     val targetName = Streams.qualified(target.identifier)
+    // Only a pump whose rows can divide by zero has error rows to put in place after its batches.
+    val errors = Some(errorFolder(d.member).getAbsolutePath).filter(_ => divides(df))
+    errors.foreach(ZeroDivisionRows.ensureFolder(_, df.sparkSession.sessionState.newHadoopConf()))
     val sink: PumpOutput =
-      if (ExternalStreams.isExternal(target)) new ExternalSink(d.queryName, target, project)
-      else new PumpSink(d.queryName, d.filePrefix, target.location.toString, project, () => written(targetName))
+      if (ExternalStreams.isExternal(target)) new ExternalSink(d.queryName, target, project, errors.map(_ -> d.filePrefix))
+      else new PumpSink(d.queryName, d.filePrefix, target.location.toString, project, () => written(targetName), errors)
     val clock = new PumpClock
     val trigger = Trigger.ProcessingTime(triggerMillis)
     val direct = sink match {
@@ -497,6 +514,10 @@ object PumpManager extends Logging {
     }
     new Running(q, sink, tables, readsService)
   }
+
+  /** Whether a pump's query leaves out rows that divide by zero, keeping them for `error_stream` ([[DivertedRow]]). */
+  private def divides(df: DataFrame): Boolean =
+    df.queryExecution.analyzed.exists(_.expressions.exists(_.exists(_.isInstanceOf[DivertedRow])))
 
   private def wakeReaders: Boolean = root.sparkContext.getConf.getBoolean(WakeReaders, defaultValue = true)
 

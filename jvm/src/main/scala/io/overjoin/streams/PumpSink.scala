@@ -7,7 +7,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, Observation, SparkSession}
 import org.apache.spark.sql.execution.streaming.Sink
 import org.apache.spark.sql.functions.{col, count, lit, max}
-import org.apache.spark.sql.overjoin.PumpFiles
+import org.apache.spark.sql.overjoin.{PumpFiles, ZeroDivisionRows}
 
 /** What a pump's micro-batches are written with; `SHOW PUMPS` reads its counters. */
 trait PumpOutput extends ((DataFrame, Long) => Unit) with Serializable {
@@ -38,7 +38,8 @@ final class PumpSink(
     filePrefix: String,
     location: String,
     project: DataFrame => DataFrame,
-    onWritten: () => Unit = () => ()) extends PumpOutput with Logging {
+    onWritten: () => Unit = () => (),
+    errorFolder: Option[String] = None) extends PumpOutput with Logging {
 
   private val written = new AtomicLong()
   @volatile private var lag: Option[Long] = None
@@ -62,16 +63,21 @@ final class PumpSink(
     if (!fs.exists(target)) {
       val staging = new Path(new Path(dir, "_staging"), s"$filePrefix$batchId")
       val out = PumpFiles.write(prepared, rows, staging.toString)
+      publishErrors(batchId, session)
       out.file.map(new Path(_)).foreach(f => publish(fs, batchId, f, target, out.rows, out.latestMicros.map(_ / 1000L)))
       // A task that was tried again: what the failed attempts wrote aside goes.
       if (out.attempt > 0) Option(fs.globStatus(new Path(s"$staging-*.parquet"))).toSeq.flatten.foreach(s => fs.delete(s.getPath, false))
-    } else logInfo(s"pump $pump: batch $batchId is already in $target")
+    } else {
+      publishErrors(batchId, session)
+      logInfo(s"pump $pump: batch $batchId is already in $target")
+    }
   })
 
   /** The general way, from `foreachBatch`: the batch written by a query of its own. */
   override def apply(batch: DataFrame, batchId: Long): Unit = {
     val (fs, dir, target) = place(batch.sparkSession, batchId)
     if (fs.exists(target)) {
+      publishErrors(batchId, batch.sparkSession)
       logInfo(s"pump $pump: batch $batchId is already in $target")
       return
     }
@@ -84,6 +90,7 @@ final class PumpSink(
     rows.coalesce(1).write.mode("overwrite").parquet(staging.toString)
     val observed = stats.get
     val n = observed.get("n").map(_.asInstanceOf[Long]).getOrElse(0L)
+    publishErrors(batchId, batch.sparkSession)
     if (n > 0) {
       val parts = fs.listStatus(staging).map(_.getPath).filter(p => p.getName.startsWith("part-"))
       if (parts.length != 1) throw new IllegalStateException(s"pump $pump: expected one file in $staging, found ${parts.length}")
@@ -94,6 +101,16 @@ final class PumpSink(
 
   @transient @volatile private var fileSystem: FileSystem = _
   @transient @volatile private var streamLog: StreamLog = _
+
+  /**
+   * The batch's rows that divided by zero, into the pump's error folder (where `error_stream`
+   * reads them): before the batch's own file, so a replay that finds that file finds them too.
+   */
+  private def publishErrors(batchId: Long, session: SparkSession): Unit = errorFolder.foreach { folder =>
+    val query = session.sparkContext.getLocalProperty(ZeroDivisionRows.QueryIdProperty)
+    val n = ZeroDivisionRows.publish(folder, filePrefix, query, batchId, fileSystem.getConf)
+    if (n > 0) logInfo(s"pump $pump: batch $batchId put $n file(s) of rows that divided by zero into $folder")
+  }
 
   private def place(session: SparkSession, batchId: Long): (FileSystem, Path, Path) = {
     val dir = new Path(location)

@@ -6,12 +6,14 @@ import java.util.concurrent.atomic.AtomicLong
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Cast, ConditionalExpression, EqualNullSafe, Expression, ExpressionSet, If, LambdaFunction, Literal, NamedExpression, Not, Or, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, Cast, CreateNamedStruct, ConditionalExpression, EqualNullSafe, Expression, ExpressionSet, If, LambdaFunction, Literal, NamedExpression, Not, Or, SubqueryExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Sum}
-import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CollectMetrics, Filter, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, CollectMetrics, EventTimeWatermark, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.QueryExecution
 import org.apache.spark.sql.streaming.StreamingQueryListener
+import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 import org.apache.spark.sql.util.QueryExecutionListener
 
 /**
@@ -28,14 +30,18 @@ import org.apache.spark.sql.util.QueryExecutionListener
 object LeaveOutZeroDivisions extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!plan.exists(_.expressions.exists(marked))) plan
-    else plan.transformUp {
-      case a: Aggregate if a.expressions.exists(marked) => aggregate(a)
-      case p: Project if p.projectList.exists(marked) =>
-        p.copy(projectList = p.projectList.map(strip(_).asInstanceOf[NamedExpression]),
-          child = guard(p.child, p.projectList.flatMap(always(_))))
-      case f: Filter if marked(f.condition) =>
-        f.copy(condition = strip(f.condition), child = guard(f.child, always(f.condition)))
-      case other if other.expressions.exists(marked) => other.mapExpressions(strip)
+    else {
+      // Guards are numbered in the plan's order, so a replayed micro-batch names its error files as before.
+      val guards = new java.util.concurrent.atomic.AtomicInteger()
+      plan.transformUp {
+        case a: Aggregate if a.expressions.exists(marked) => aggregate(a, guards)
+        case p: Project if p.projectList.exists(marked) =>
+          p.copy(projectList = p.projectList.map(strip(_).asInstanceOf[NamedExpression]),
+            child = guard(p.child, p.projectList.flatMap(always(_)), guards))
+        case f: Filter if marked(f.condition) =>
+          f.copy(condition = strip(f.condition), child = guard(f.child, always(f.condition), guards))
+        case other if other.expressions.exists(marked) => other.mapExpressions(strip)
+      }
     }
 
   private def marked(e: Expression): Boolean = e.exists(_.isInstanceOf[KdaRowDivision])
@@ -74,11 +80,11 @@ object LeaveOutZeroDivisions extends Rule[LogicalPlan] {
    *                                      ==>        +- Aggregate [k], [k, IF(SUM(b) <=> 0, NULL, SUM(a) / SUM(b)) q, SUM(b) d]
    * }}}
    */
-  private def aggregate(a: Aggregate): LogicalPlan = {
+  private def aggregate(a: Aggregate, guards: java.util.concurrent.atomic.AtomicInteger): LogicalPlan = {
     val perRow = a.groupingExpressions.flatMap(always(_)) ++ a.aggregateExpressions.flatMap(_.collect {
       case ae: AggregateExpression if ae.filter.isEmpty => ae.aggregateFunction.children.flatMap(always(_))
     }.flatten)
-    val child = guard(a.child, perRow)
+    val child = guard(a.child, perRow, guards)
     val perGroup = ExpressionSet(a.aggregateExpressions.flatMap(always(_, perGroup = true))).toSeq
     if (perGroup.isEmpty) {
       return a.copy(groupingExpressions = a.groupingExpressions.map(strip),
@@ -98,15 +104,35 @@ object LeaveOutZeroDivisions extends Rule[LogicalPlan] {
     val zero = hidden.map(h => EqualNullSafe(h.toAttribute, Cast(Literal(0), h.dataType)): Expression).reduce(Or(_, _))
     val name = ZeroDivisions.register(perGroup.map(_.sql).mkString(", "))
     val count = Alias(Sum(If(zero, Literal(1L), Literal(0L))).toAggregateExpression(), "rows")()
-    Project(a.output, Filter(Not(zero), CollectMetrics(name, Seq(count), results, 0L)))
+    val what = perGroup.map(_.sql).mkString(", ")
+    val collected = CollectMetrics(name, Seq(count), results, 0L)
+    Project(a.output, Filter(Not(kept(zero, what, a.output, guards)), collected))
   }
 
-  private def guard(child: LogicalPlan, divisors: Seq[Expression]): LogicalPlan = if (divisors.isEmpty) child else {
-    val distinct = ExpressionSet(divisors).toSeq
-    val zero = distinct.map(d => EqualNullSafe(d, Cast(Literal(0), d.dataType)): Expression).reduce(Or(_, _))
-    val name = ZeroDivisions.register(distinct.map(_.sql).mkString(", "))
-    val count = Alias(Sum(If(zero, Literal(1L), Literal(0L))).toAggregateExpression(), "rows")()
-    Filter(Not(zero), CollectMetrics(name, Seq(count), child, 0L))
+  private def guard(child: LogicalPlan, divisors: Seq[Expression], guards: java.util.concurrent.atomic.AtomicInteger): LogicalPlan =
+    if (divisors.isEmpty) child else {
+      val distinct = ExpressionSet(divisors).toSeq
+      val zero = distinct.map(d => EqualNullSafe(d, Cast(Literal(0), d.dataType)): Expression).reduce(Or(_, _))
+      val what = distinct.map(_.sql).mkString(", ")
+      val name = ZeroDivisions.register(what)
+      val count = Alias(Sum(If(zero, Literal(1L), Literal(0L))).toAggregateExpression(), "rows")()
+      Filter(Not(kept(zero, what, child.output, guards)), CollectMetrics(name, Seq(count), child, 0L))
+    }
+
+  /**
+   * The filter's test of a zero divisor: `zero` itself, or in a pump's session a [[DivertedRow]]
+   * that also keeps the rows it is true for, as rows of `error_stream` (the row: the columns of
+   * `row`, its ROWTIME the column of that name, else its one event-time column).
+   */
+  private def kept(zero: Expression, what: String, row: Seq[Attribute], guards: java.util.concurrent.atomic.AtomicInteger): Expression = {
+    val visible = row.filterNot(_.name.startsWith("__overjoin_"))
+    val struct = CreateNamedStruct(visible.flatMap(a => Seq(Literal(a.name), a)))
+    val time = (t: Attribute) => t.dataType == TimestampType || t.dataType == TimestampNTZType
+    val rowtime = visible.find(a => a.name.equalsIgnoreCase("ROWTIME") && time(a))
+      .orElse(Some(visible.filter(a => time(a) && a.metadata.contains(EventTimeWatermark.delayKey))).filter(_.size == 1).map(_.head))
+    val id = s"z${guards.incrementAndGet()}x${Integer.toHexString((what + "|" + visible.map(_.name).mkString(",")).hashCode)}"
+    ZeroDivisionRows.spec(id, what, DataTypeUtils.fromAttributes(visible))
+      .map(spec => DivertedRow(zero, struct, rowtime, spec): Expression).getOrElse(zero)
   }
 }
 
