@@ -24,6 +24,13 @@ object ErrorStream {
   val Name = "error_stream"
   val Kind = "errors"
 
+  /**
+   * `spark.overjoin.errorStream.pumpRows` (default true): `error_stream` read in a server includes
+   * the schema's pumps' rows that divide by zero. False for a pump whose checkpoint an earlier
+   * release began, which has no such source ([[PumpManager]]).
+   */
+  val PumpRowsKey = "spark.overjoin.errorStream.pumpRows"
+
   val Columns: String = "ERROR_TIME TIMESTAMP, ERROR_LEVEL VARCHAR(10), ERROR_NAME VARCHAR(32), " +
     "MESSAGE VARCHAR(4096), DATA_ROWTIME TIMESTAMP, DATA_ROW VARCHAR(49152), PUMP_NAME VARCHAR(128), ROWTIME TIMESTAMP"
 
@@ -79,7 +86,8 @@ object ErrorStream {
     val of = sources(session, errors)
     // In a server, the schema's pumps' rows too: one folder for all of them, there whether or not
     // any pump has divided by zero yet, so that the reader's sources stay the same as pumps come and go.
-    val fromPumps = if (!PumpManager.isInitialized) None else {
+    val withPumpRows = session.conf.get(PumpRowsKey, "true").trim.equalsIgnoreCase("true")
+    val fromPumps = if (!PumpManager.isInitialized || !withPumpRows) None else {
       val folder = PumpManager.errorFolder(errors.identifier.database.getOrElse(session.catalog.currentDatabase))
       org.apache.spark.sql.overjoin.ZeroDivisionRows.ensureFolder(folder.getAbsolutePath, session.sessionState.newHadoopConf())
       Some(folder)

@@ -430,7 +430,7 @@ object PumpManager extends Logging {
   // ---- queries ------------------------------------------------------------------------------
 
   /** The pump's query in a session of its own, and the projection of its rows onto the target. */
-  private def plan(d: PumpDefinition): (DataFrame, DataFrame => DataFrame, CatalogTable) = {
+  private def plan(d: PumpDefinition, pumpErrorRows: Boolean = true): (DataFrame, DataFrame => DataFrame, CatalogTable) = {
     val s = root.newSession()
     // Sized for latency: Spark's default of 200 shuffle partitions means 200 state stores per
     // stateful operator, each loaded and committed every micro-batch (seconds per batch on a small
@@ -441,6 +441,7 @@ object PumpManager extends Logging {
     s.conf.set(ZeroDivisionRows.FolderKey, errorFolder(d.member).getAbsolutePath)
     s.conf.set(ZeroDivisionRows.PrefixKey, d.filePrefix)
     s.conf.set(ZeroDivisionRows.PumpKey, d.name)
+    if (!pumpErrorRows) s.conf.set(ErrorStream.PumpRowsKey, "false")
     if (root.sparkContext.getConf.getBoolean(StreamLogs, defaultValue = true))
       s.conf.set(org.apache.spark.sql.overjoin.ReadDurableStreamsFromLogs.Key, "true")
     s.catalog.setCurrentDatabase(d.database)
@@ -478,7 +479,15 @@ object PumpManager extends Logging {
 
   private def start(d: PumpDefinition): Running = {
     HadoopDefaults(root.sparkContext)
-    val (df, project, target) = plan(d)
+    val planned = plan(d)
+    val (df, project, target) =
+      if (!readsErrorStreamOfAnEarlierRelease(d, planned._1)) planned
+      else {
+        logWarning(s"pump ${d.name}: its checkpoint reads error_stream as a release before pumps' rows that divide " +
+          "by zero were rows of it did; it goes on reading it so (without those rows) until it is started over " +
+          "(CREATE OR REPLACE PUMP with its query changed, or DROP PUMP and CREATE PUMP)")
+        plan(d, pumpErrorRows = false)
+      }
     val targetName = Streams.qualified(target.identifier)
     // Only a pump whose rows can divide by zero has error rows to put in place after its batches.
     val errors = Some(errorFolder(d.member).getAbsolutePath).filter(_ => divides(df))
@@ -542,23 +551,49 @@ object PumpManager extends Logging {
       .getOrElse(defaultShufflePartitions.toString -> (if (serverShufflePartitions.isDefined) "the server's --conf"
         else "the server's default (the cores tasks run on)"))
 
-  /** A SQL setting recorded in the latest offset log entry of a checkpoint, if there is one. */
-  private[streams] def checkpointConf(dir: File, key: String): Option[String] = {
+  /**
+   * The lines of the latest offset log entry of a checkpoint, if there is one: line 1 is the log's
+   * version, line 2 the batch's metadata (watermark, timestamp, conf), then one line per source.
+   */
+  private def latestOffsets(dir: File): Option[List[String]] = {
     val logs = Option(new File(dir, "offsets").listFiles()).toSeq.flatten
       .filter(f => f.isFile && f.getName.forall(_.isDigit))
     if (logs.isEmpty) None
     else {
-      val latest = logs.maxBy(_.getName.toLong)
-      val src = scala.io.Source.fromFile(latest, "UTF-8")
-      val lines = try src.getLines().toList finally src.close()
-      // Line 1 is the log's version, line 2 the batch's metadata (watermark, timestamp, conf).
-      lines.lift(1).flatMap { json =>
-        scala.util.Try {
-          val node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
-          Option(node.path("conf").get(key)).map(_.asText())
-        }.toOption.flatten
-      }
+      val src = scala.io.Source.fromFile(logs.maxBy(_.getName.toLong), "UTF-8")
+      Some(try src.getLines().toList finally src.close())
     }
+  }
+
+  /** A SQL setting recorded in the latest offset log entry of a checkpoint, if there is one. */
+  private[streams] def checkpointConf(dir: File, key: String): Option[String] =
+    latestOffsets(dir).flatMap(_.lift(1)).flatMap { json =>
+      scala.util.Try {
+        val node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
+        Option(node.path("conf").get(key)).map(_.asText())
+      }.toOption.flatten
+    }
+
+  /**
+   * Whether pump `d` reads `error_stream` from a checkpoint an earlier release began, before the
+   * schema's pumps' rows that divide by zero were one more source of it: its checkpoint has exactly
+   * one source fewer than `df` reads. Spark refuses a checkpoint whose sources differ in number, so
+   * such a pump goes on reading `error_stream` without that source (logged) rather than failing.
+   */
+  private def readsErrorStreamOfAnEarlierRelease(d: PumpDefinition, df: DataFrame): Boolean = {
+    val folder = errorFolder(d.member).getAbsolutePath
+    val analyzed = df.queryExecution.analyzed
+    val readsPumpErrors = analyzed.exists {
+      case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation =>
+        r.dataSource.className == classOf[org.apache.spark.sql.overjoin.StreamLogProvider].getName &&
+          r.dataSource.options.get("path").exists(p => new File(p).getAbsolutePath == folder)
+      case _ => false
+    }
+    lazy val sources = analyzed.collect {
+      case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation => r: AnyRef
+      case r: org.apache.spark.sql.catalyst.streaming.StreamingRelationV2 => r: AnyRef
+    }.distinct.size
+    readsPumpErrors && latestOffsets(checkpoint(d)).exists(lines => lines.size - 2 == sources - 1)
   }
 
   /**
