@@ -591,6 +591,57 @@ def test_a_stream_aggregation_leaves_out_and_counts_rows_and_groups_that_divide_
     assert counted == dropped_rows + dropped_groups and dropped_groups > 0
 
 
+SLIDING_DIVISIONS = (
+    "SELECT STREAM ROWTIME, k, SUM(x / y) OVER (PARTITION BY k RANGE INTERVAL '1' MINUTE PRECEDING) AS s, "
+    "COUNT(*) OVER (PARTITION BY k RANGE INTERVAL '1' MINUTE PRECEDING) AS n FROM {source}"
+)
+
+
+def sliding_division_model(rows: list[dict[str, Any]]) -> list[tuple]:
+    """A row whose ``x / y`` divides by zero is left out: no row of its own, and in no other row's
+    window; every other row has the sum and count of its key's kept rows of the minute up to it."""
+    kept = [r for r in rows if r["y"] != 0]
+    out = []
+    for r in kept:
+        window = [
+            w for w in kept if w["k"] == r["k"] and r["ROWTIME"] - timedelta(minutes=1) <= w["ROWTIME"] <= r["ROWTIME"]
+        ]
+        out.append((r["ROWTIME"], r["k"], round(sum(w["x"] / w["y"] for w in window), 9), len(window)))
+    return sorted(out)
+
+
+@pytest.mark.streaming
+def test_a_sliding_window_leaves_out_the_rows_that_divide_by_zero(spark) -> None:
+    """A division in a sliding window's function (``SUM(x / y) OVER w``) runs for every row (Spark
+    computes the argument below the window), so a row whose divisor is zero is left out, before any
+    window is made, over a table and over a stream alike, as KDA sent it to its error stream; the
+    stream's progress counts the rows. The model sums each kept row's minute in Python."""
+    rows = grouped_division_rows(41, 150)
+    want = sliding_division_model(rows)
+    dropped = sum(1 for r in rows if r["y"] == 0)
+    assert dropped > 20 and len(want) > 100
+    schema = "ROWTIME TIMESTAMP, k INT, a INT, b INT, x DOUBLE, y DOUBLE"
+    spark.createDataFrame(rows, schema).createOrReplaceTempView("zslide")
+    got = sorted(
+        (t, k, round(v, 9), n) for t, k, v, n in spark.sql(SLIDING_DIVISIONS.format(source="zslide")).collect()
+    )
+    assert got == want
+    far = {"ROWTIME": datetime(2024, 1, 1, 1), "k": 99, "a": 1, "b": 1, "x": 1.0, "y": 1.0}
+    src = make_stream(spark, "zslide_s", schema)
+    batches = [rows[i : i + 50] for i in range(0, len(rows), 50)] + [[far]]
+    run = run_stream(spark, SLIDING_DIVISIONS.format(source="STREAM zslide_s"), [{"zslide_s": b} for b in batches],
+                     {"zslide_s": src})  # fmt: skip
+    streamed = sorted((t, k, round(v, 9), n) for t, k, v, n in run.rows if k != 99)
+    assert streamed == want
+    counted = sum(
+        v["rows"] or 0
+        for p in run.progress
+        for k, v in p.observedMetrics.items()
+        if k.startswith("overjoin_zero_divisor")
+    )
+    assert counted == dropped
+
+
 # ---- W3C_LOG_PARSE ------------------------------------------------------------------------------
 
 #: The formats KDA names (its SQL reference, "W3C Predefined Formats") as Apache writes them, and two
