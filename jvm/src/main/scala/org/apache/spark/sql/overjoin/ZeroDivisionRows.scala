@@ -64,9 +64,8 @@ object ZeroDivisionRows extends Logging {
     } yield Spec(folder, prefix, pump, guard, divisors, row, conf.sessionLocalTimeZone)
   }
 
-  private final class Buffer {
-    val lines = new java.util.ArrayList[String]()
-  }
+  /** A task's error file for one guard, opened at its first row and closed when the task ends. */
+  private final class Buffer(val out: java.io.Writer)
 
   private val buffers = new ConcurrentHashMap[(Long, String), Buffer]()
 
@@ -96,20 +95,25 @@ object ZeroDivisionRows extends Logging {
     w.toString
   }
 
-  /** Keeps a row a task left out (a task's rows are written when it ends). Without a task, nothing. */
+  /**
+   * Keeps a row a task left out: a line of the task's error file for the guard, written as it comes
+   * (a batch after a long stop may leave out millions), the file closed when the task ends. Outside
+   * a streaming query's task, nothing.
+   */
   def record(spec: Spec, row: InternalRow, rowtime: Option[Long]): Unit = {
     val task = TaskContext.get()
     if (task == null || task.getLocalProperty("streaming.sql.batchId") == null) return
     val key = (task.taskAttemptId(), spec.guard)
     val buffer = buffers.computeIfAbsent(key, _ => {
-      task.addTaskCompletionListener[Unit] { ctx => flush(spec, ctx, buffers.remove(key)) }
-      new Buffer
+      val opened = new Buffer(open(spec, task))
+      task.addTaskCompletionListener[Unit] { _ => Option(buffers.remove(key)).foreach(_.out.close()) }
+      opened
     })
     val now = micros(System.currentTimeMillis() * 1000L)
     val text = rowText(spec, row)
     val hex = text.getBytes(StandardCharsets.UTF_8).map(b => f"${b & 0xff}%02x").mkString
     val at = rowtime.map(micros)
-    buffer.lines.add(json(Seq(
+    buffer.out.write(json(Seq(
       "ERROR_TIME" -> now,
       "ERROR_LEVEL" -> "WARNING",
       "ERROR_NAME" -> ErrorName,
@@ -118,22 +122,26 @@ object ZeroDivisionRows extends Logging {
       "DATA_ROW" -> hex,
       "PUMP_NAME" -> spec.pump,
       "ROWTIME" -> at.getOrElse(now))))
+    buffer.out.write("\n")
   }
 
-  private def flush(spec: Spec, task: TaskContext, buffer: Buffer): Unit =
-    if (buffer != null && !buffer.lines.isEmpty && !task.isInterrupted()) {
-      val batch = task.getLocalProperty("streaming.sql.batchId")
-      val query = queryTag(task.getLocalProperty(QueryIdProperty))
-      val name = s"${spec.prefix}$batch-$query-${spec.guard}-p${task.partitionId()}.json"
-      val path = new Path(new Path(spec.folder, "_staging"), name)
-      // No checksum files beside it: the file is renamed into place by the driver, which may not move them.
-      val fs = path.getFileSystem(new Configuration()) match {
-        case c: org.apache.hadoop.fs.ChecksumFileSystem => c.getRawFileSystem
-        case other => other
-      }
-      val out = new OutputStreamWriter(fs.create(path, true), StandardCharsets.UTF_8)
-      try buffer.lines.forEach { l => out.write(l); out.write("\n") } finally out.close()
+  /**
+   * The task's error file for `spec`'s guard under the folder's `_staging/`, named after the pump's
+   * prefix, the micro-batch, the query and the partition: a task tried again, or a batch replayed,
+   * writes it again whole.
+   */
+  private def open(spec: Spec, task: TaskContext): java.io.Writer = {
+    val batch = task.getLocalProperty("streaming.sql.batchId")
+    val query = queryTag(task.getLocalProperty(QueryIdProperty))
+    val name = s"${spec.prefix}$batch-$query-${spec.guard}-p${task.partitionId()}.json"
+    val path = new Path(new Path(spec.folder, "_staging"), name)
+    // No checksum files beside it: the file is renamed into place by the driver, which may not move them.
+    val fs = path.getFileSystem(new Configuration()) match {
+      case c: org.apache.hadoop.fs.ChecksumFileSystem => c.getRawFileSystem
+      case other => other
     }
+    new java.io.BufferedWriter(new OutputStreamWriter(fs.create(path, true), StandardCharsets.UTF_8))
+  }
 
   /** The local property Spark's streaming queries give their jobs: the query's id (its checkpoint's). */
   val QueryIdProperty = "sql.streaming.queryId"
