@@ -155,6 +155,12 @@ CREATE OR REPLACE STREAM "DIVISION_ERRORS" (
 
 CREATE OR REPLACE PUMP "ERRORS_PUMP" AS INSERT INTO "DIVISION_ERRORS"
     SELECT STREAM * FROM error_stream;
+
+CREATE OR REPLACE STREAM "ERROR_SHARES" (PUMP_NAME VARCHAR(128), SHARE INTEGER);
+
+-- divides by zero for one pump's rows ('price_moves_pump' is 16 characters long)
+CREATE OR REPLACE PUMP "ERROR_SHARE_PUMP" AS INSERT INTO "ERROR_SHARES"
+    SELECT STREAM PUMP_NAME, 100 / (CHAR_LENGTH(PUMP_NAME) - 16) FROM error_stream;
 """
 
 #: Machine-tool spindle speeds.
@@ -993,7 +999,8 @@ def test_kda_division_by_zero_leaves_the_row_out_and_the_pump_runs_on(server: Se
     moves of the station in the ten minutes up to each, and the averages per station and window.
     Each row left out is a row of `error_stream` (KDA's columns, `ERROR_NAME` 'Division by zero',
     `PUMP_NAME` the pump's, `DATA_ROW` the row in hex): a pump sending `error_stream` on to a stream
-    gets each report with a zero divisor once per pump that divided by it."""
+    gets each report with a zero divisor once per pump that divided by it. A pump that reads
+    `error_stream` and divides by zero itself leaves its rows out and out of `error_stream`."""
     rnd = random.Random(5520)
     folder = server.state_dir.parent / "price_moves"
     text = program("kda_price_moves_divided_then_counted_per_station.sql")
@@ -1064,6 +1071,15 @@ def test_kda_division_by_zero_leaves_the_row_out_and_the_pump_runs_on(server: Se
     assert all("division by zero" in message and "is 0" in message for _, _, message, *_ in got_errors)
     rows = [(pump, when, json.loads(bytes.fromhex(data))) for _, _, _, when, data, pump in got_errors]
     assert sorted((p, w, d["station_id"], d["delta"], d["price"]) for p, w, d in rows) == expected_errors
+    # A pump reading error_stream that divides by zero itself (for price_moves_pump's rows) leaves
+    # those rows out and keeps them out of error_stream: they would come back to it, for ever.
+    shares = "SELECT PUMP_NAME, SHARE FROM price_moves.ERROR_SHARES"
+    wait_until(lambda: len(server.query(shares)) >= len(divided), what="the error shares")
+    assert sorted(server.query(shares)) == [("average_move_pump", 100)] * len(divided)
+    # A pump puts its error files in place before its rows: none of this one's are there.
+    folder = server.state_dir / "errors" / "price_moves"
+    assert list(folder.glob("pump-price_moves_pump-*.json")) and not list(folder.glob("pump-error_share_pump-*"))
+    assert len(server.query(errors)) == len(expected_errors)
 
 
 # ---- RANDOM_CUT_FOREST, then a stream sorted per second, as in the developer guide's anomaly example

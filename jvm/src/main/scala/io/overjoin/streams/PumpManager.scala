@@ -430,7 +430,8 @@ object PumpManager extends Logging {
   // ---- queries ------------------------------------------------------------------------------
 
   /** The pump's query in a session of its own, and the projection of its rows onto the target. */
-  private def plan(d: PumpDefinition, pumpErrorRows: Boolean = true): (DataFrame, DataFrame => DataFrame, CatalogTable) = {
+  private def plan(d: PumpDefinition, pumpErrorRows: Boolean = true,
+      keepZeroDivisions: Boolean = true): (DataFrame, DataFrame => DataFrame, CatalogTable) = {
     val s = root.newSession()
     // Sized for latency: Spark's default of 200 shuffle partitions means 200 state stores per
     // stateful operator, each loaded and committed every micro-batch (seconds per batch on a small
@@ -438,9 +439,11 @@ object PumpManager extends Logging {
     s.conf.set(ShufflePartitions, defaultShufflePartitions.toString)
     if (root.sparkContext.getConf.getBoolean(InterpretedProjections, defaultValue = true)) s.conf.set(FactoryMode, "NO_CODEGEN")
     d.conf.foreach { case (k, v) => s.conf.set(k, v) }
-    s.conf.set(ZeroDivisionRows.FolderKey, errorFolder(d.member).getAbsolutePath)
-    s.conf.set(ZeroDivisionRows.PrefixKey, d.filePrefix)
-    s.conf.set(ZeroDivisionRows.PumpKey, d.name)
+    if (keepZeroDivisions) {
+      s.conf.set(ZeroDivisionRows.FolderKey, errorFolder(d.member).getAbsolutePath)
+      s.conf.set(ZeroDivisionRows.PrefixKey, d.filePrefix)
+      s.conf.set(ZeroDivisionRows.PumpKey, d.name)
+    }
     if (!pumpErrorRows) s.conf.set(ErrorStream.PumpRowsKey, "false")
     if (root.sparkContext.getConf.getBoolean(StreamLogs, defaultValue = true))
       s.conf.set(org.apache.spark.sql.overjoin.ReadDurableStreamsFromLogs.Key, "true")
@@ -449,6 +452,12 @@ object PumpManager extends Logging {
     val target = Streams.lookup(s, targetId).getOrElse(
       throw new IllegalArgumentException(s"pump ${d.name}: the target ${d.target} does not exist"))
     val query = streamingQuery(s, d)
+    // A pump that reads error_stream keeps its own rows that divide by zero out of it (left out and
+    // counted only): they would be rows it reads again, and may divide by zero again, for ever.
+    if (keepZeroDivisions && divides(query) && readsPumpErrorRows(d, query)) {
+      logInfo(s"pump ${d.name}: reads error_stream, so its own rows that divide by zero are left out of it")
+      return plan(d, pumpErrorRows, keepZeroDivisions = false)
+    }
     // The query's output ROWTIME, as one more column after its own, where the plan tells it.
     val withRowtime = ImplicitRowtime.add(s, query)
     val df = withRowtime.getOrElse(query)
@@ -581,19 +590,23 @@ object PumpManager extends Logging {
    * such a pump goes on reading `error_stream` without that source (logged) rather than failing.
    */
   private def readsErrorStreamOfAnEarlierRelease(d: PumpDefinition, df: DataFrame): Boolean = {
-    val folder = errorFolder(d.member).getAbsolutePath
     val analyzed = df.queryExecution.analyzed
-    val readsPumpErrors = analyzed.exists {
+    lazy val sources = analyzed.collect {
+      case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation => r: AnyRef
+      case r: org.apache.spark.sql.catalyst.streaming.StreamingRelationV2 => r: AnyRef
+    }.distinct.size
+    readsPumpErrorRows(d, df) && latestOffsets(checkpoint(d)).exists(lines => lines.size - 2 == sources - 1)
+  }
+
+  /** Whether `df` (pump `d`'s query) reads its schema's pumps' rows that divide by zero (`error_stream`). */
+  private def readsPumpErrorRows(d: PumpDefinition, df: DataFrame): Boolean = {
+    val folder = errorFolder(d.member).getAbsolutePath
+    df.queryExecution.analyzed.exists {
       case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation =>
         r.dataSource.className == classOf[org.apache.spark.sql.overjoin.StreamLogProvider].getName &&
           r.dataSource.options.get("path").exists(p => new File(p).getAbsolutePath == folder)
       case _ => false
     }
-    lazy val sources = analyzed.collect {
-      case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation => r: AnyRef
-      case r: org.apache.spark.sql.catalyst.streaming.StreamingRelationV2 => r: AnyRef
-    }.distinct.size
-    readsPumpErrors && latestOffsets(checkpoint(d)).exists(lines => lines.size - 2 == sources - 1)
   }
 
   /**
