@@ -198,3 +198,17 @@ def test_a_reader_of_error_stream_begun_by_an_earlier_release_keeps_running(serv
     assert state["ue"] == "RUNNING"
     log = (server.state_dir / "server.log").read_text(errors="replace")
     assert "pump ue: its checkpoint reads error_stream as a release before" in log
+    # A source stream that decodes records created in the schema changes error_stream's sources
+    # again: at its next start the pump says so and how to start it over, not Spark's assertion.
+    folder2 = server.state_dir.parent / "incoming-u2"
+    folder2.mkdir()
+    server.execute(f"CREATE STREAM usrc2 (id INT) WITH (format = 'json', path = '{folder2}', record_row_path = '$')")
+    server.stop()
+    server.thrift_port, server.connect_port = free_port(), free_port()
+    server.start()
+    described = dict(server.query("DESCRIBE PUMP ue"))
+    assert described["state"] == "FAILED"
+    assert (
+        "reads error_stream, whose sources have changed since its checkpoint began (1 then, 3 now" in described["error"]
+    )
+    assert "start the pump over" in described["error"]

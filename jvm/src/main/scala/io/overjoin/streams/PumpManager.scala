@@ -489,14 +489,18 @@ object PumpManager extends Logging {
   private def start(d: PumpDefinition): Running = {
     HadoopDefaults(root.sparkContext)
     val planned = plan(d)
-    val (df, project, target) =
-      if (!readsErrorStreamOfAnEarlierRelease(d, planned._1)) planned
-      else {
+    val (df, project, target) = errorStreamCheckpoint(d, planned._1) match {
+      case ErrorStreamCheckpoint.Current => planned
+      case ErrorStreamCheckpoint.EarlierRelease =>
         logWarning(s"pump ${d.name}: its checkpoint reads error_stream as a release before pumps' rows that divide " +
           "by zero were rows of it did; it goes on reading it so (without those rows) until it is started over " +
-          "(CREATE OR REPLACE PUMP with its query changed, or DROP PUMP and CREATE PUMP)")
+          s"($StartOver)")
         plan(d, pumpErrorRows = false)
-      }
+      case ErrorStreamCheckpoint.Changed(was, now) =>
+        throw new IllegalArgumentException(s"pump ${d.name} reads error_stream, whose sources have changed since its " +
+          s"checkpoint began ($was then, $now now: a source stream that decodes records was created or dropped in " +
+          s"${SchemaNames.shown(root, d.member)}), and Spark cannot go on from that checkpoint: start the pump over ($StartOver)")
+    }
     val targetName = Streams.qualified(target.identifier)
     // Only a pump whose rows can divide by zero has error rows to put in place after its batches.
     val errors = Some(errorFolder(d.member).getAbsolutePath).filter(_ => divides(df))
@@ -583,19 +587,41 @@ object PumpManager extends Logging {
       }.toOption.flatten
     }
 
+  private val StartOver = "CREATE OR REPLACE PUMP with its query changed, or DROP PUMP and CREATE PUMP"
+
+  /** How a checkpoint of a pump that reads `error_stream` fits the sources `error_stream` has now. */
+  private sealed trait ErrorStreamCheckpoint
+  private object ErrorStreamCheckpoint {
+    /** No checkpoint yet, the same sources, or the pump does not read `error_stream`. */
+    case object Current extends ErrorStreamCheckpoint
+    /** Begun by a release before the pumps' rows were a source of it: one source fewer, not that one. */
+    case object EarlierRelease extends ErrorStreamCheckpoint
+    /** Its sources have changed in number since: Spark refuses the checkpoint. */
+    final case class Changed(was: Int, now: Int) extends ErrorStreamCheckpoint
+  }
+
   /**
-   * Whether pump `d` reads `error_stream` from a checkpoint an earlier release began, before the
-   * schema's pumps' rows that divide by zero were one more source of it: its checkpoint has exactly
-   * one source fewer than `df` reads. Spark refuses a checkpoint whose sources differ in number, so
-   * such a pump goes on reading `error_stream` without that source (logged) rather than failing.
+   * Pump `d`'s checkpoint against `df` (its query now), when it reads `error_stream` (whose sources
+   * are the schema's decoding source streams and, last, its pumps' rows that divide by zero).
+   * Spark refuses a checkpoint whose sources differ in number. One fewer, the last recorded offset
+   * not the pumps' rows' log's, is a checkpoint an earlier release began: such a pump goes on
+   * without that source. Any other difference (a decoding source stream created or dropped) is
+   * told as such, with what to do, rather than as Spark's assertion.
    */
-  private def readsErrorStreamOfAnEarlierRelease(d: PumpDefinition, df: DataFrame): Boolean = {
-    val analyzed = df.queryExecution.analyzed
-    lazy val sources = analyzed.collect {
+  private def errorStreamCheckpoint(d: PumpDefinition, df: DataFrame): ErrorStreamCheckpoint = {
+    if (!readsPumpErrorRows(d, df)) return ErrorStreamCheckpoint.Current
+    val now = df.queryExecution.analyzed.collect {
       case r: org.apache.spark.sql.execution.streaming.runtime.StreamingRelation => r: AnyRef
       case r: org.apache.spark.sql.catalyst.streaming.StreamingRelationV2 => r: AnyRef
     }.distinct.size
-    readsPumpErrorRows(d, df) && latestOffsets(checkpoint(d)).exists(lines => lines.size - 2 == sources - 1)
+    latestOffsets(checkpoint(d)) match {
+      case Some(lines) if lines.size - 2 != now =>
+        val was = lines.size - 2
+        val last = lines.last.trim
+        if (was == now - 1 && last != "-" && !last.contains("\"streamLog\"")) ErrorStreamCheckpoint.EarlierRelease
+        else ErrorStreamCheckpoint.Changed(was, now)
+      case _ => ErrorStreamCheckpoint.Current
+    }
   }
 
   /** Whether `df` (pump `d`'s query) reads its schema's pumps' rows that divide by zero (`error_stream`). */
