@@ -8,17 +8,20 @@ import org.apache.spark.sql.execution.streaming.runtime.StreamingRelation
 /**
  * Kinesis Data Analytics' in-application `error_stream` (docs/server.md, "error_stream"): the rows
  * of a database's source streams that did not read (a record that is not JSON, a value that is
- * not of its column's type) and the records a Lambda preprocessor answered `ProcessingFailed`
- * for, with KDA's columns:
+ * not of its column's type), the records a Lambda preprocessor answered `ProcessingFailed` for,
+ * and (in a server) the rows its pumps left out because they divided by zero
+ * ([[org.apache.spark.sql.overjoin.ZeroDivisionRows]]), with KDA's columns:
  * {{{
  *   ERROR_TIME TIMESTAMP, ERROR_LEVEL VARCHAR(10), ERROR_NAME VARCHAR(32), MESSAGE VARCHAR(4096),
  *   DATA_ROWTIME TIMESTAMP, DATA_ROW VARCHAR(49152), PUMP_NAME VARCHAR(128)   (and ROWTIME)
  * }}}
  * It is a catalog table of the database (made with its first source stream that reads records,
- * so that the name resolves as any stream's) that holds no rows: read as a stream (by a pump, as
- * KDA's outputs read it) it is replaced by the union of the error rows of every such source stream
- * of the database when the query starts ([[ExternalStreams.errorRows]]). A pump reading it reads
- * those sources again, with offsets of its own: its rows are exactly once, like any pump's.
+ * or its first pump whose rows can divide by zero, so that the name resolves as any stream's) that
+ * holds no rows: read as a stream (by a pump, as KDA's outputs read it) it is replaced by the union
+ * of the error rows of every such source stream of the database when the query starts
+ * ([[ExternalStreams.errorRows]]) and, last, the schema's folder of its pumps' error rows, read
+ * from its log. A pump reading it reads those sources again, with offsets of its own: its rows are
+ * exactly once, like any pump's.
  */
 object ErrorStream {
   val Name = "error_stream"
