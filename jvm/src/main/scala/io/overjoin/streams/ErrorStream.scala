@@ -72,9 +72,9 @@ object ErrorStream {
 
   /** The error rows of the pumps whose error folder is `folder` (a schema's), as a stream, read from its log. */
   private def pumpRows(session: SparkSession, folder: java.io.File): org.apache.spark.sql.DataFrame = {
-    val schema = org.apache.spark.sql.types.StructType.fromDDL(
-      "ERROR_TIME TIMESTAMP, ERROR_LEVEL STRING, ERROR_NAME STRING, MESSAGE STRING, DATA_ROWTIME TIMESTAMP, " +
-        "DATA_ROW STRING, PUMP_NAME STRING, ROWTIME TIMESTAMP")
+    // The error stream's own columns, its VARCHARs plain strings (as a decoded source's error rows are).
+    val schema = org.apache.spark.sql.types.StructType(org.apache.spark.sql.types.StructType.fromDDL(Columns).map(f =>
+      org.apache.spark.sql.types.StructField(f.name, org.apache.spark.sql.catalyst.util.CharVarcharUtils.replaceCharVarcharWithString(f.dataType))))
     session.readStream.format(classOf[org.apache.spark.sql.overjoin.StreamLogProvider].getName).schema(schema)
       .option(org.apache.spark.sql.overjoin.StreamLogProvider.FormatOption, "json")
       .option("timestampFormat", org.apache.spark.sql.overjoin.ZeroDivisionRows.TimestampFormat)

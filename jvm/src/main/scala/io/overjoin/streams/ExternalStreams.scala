@@ -393,8 +393,8 @@ final class ExternalSink(
     val sent = System.currentTimeMillis()
     // The batch's rows that divided by zero, into the pump's error folder (error_stream's).
     errors.foreach { case (folder, prefix) =>
-      val query = batch.sparkSession.sparkContext.getLocalProperty(org.apache.spark.sql.overjoin.ZeroDivisionRows.QueryIdProperty)
-      org.apache.spark.sql.overjoin.ZeroDivisionRows.publish(folder, prefix, query, batchId, batch.sparkSession.sessionState.newHadoopConf())
+      org.apache.spark.sql.overjoin.ZeroDivisionRows.publish(folder, prefix, batchId, batch.sparkSession,
+        batch.sparkSession.sessionState.newHadoopConf())
     }
     val m = stats.get
     val n = m.get("n").map(_.asInstanceOf[Long]).getOrElse(0L)

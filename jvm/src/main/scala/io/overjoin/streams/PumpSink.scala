@@ -107,8 +107,7 @@ final class PumpSink(
    * reads them): before the batch's own file, so a replay that finds that file finds them too.
    */
   private def publishErrors(batchId: Long, session: SparkSession): Unit = errorFolder.foreach { folder =>
-    val query = session.sparkContext.getLocalProperty(ZeroDivisionRows.QueryIdProperty)
-    val n = ZeroDivisionRows.publish(folder, filePrefix, query, batchId, fileSystem.getConf)
+    val n = ZeroDivisionRows.publish(folder, filePrefix, batchId, session, fileSystem.getConf)
     if (n > 0) logInfo(s"pump $pump: batch $batchId put $n file(s) of rows that divided by zero into $folder")
   }
 

@@ -10,14 +10,17 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.TaskContext
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, Nondeterministic}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.catalyst.json.{JacksonGenerator, JSONOptions}
+import org.apache.spark.sql.execution.streaming.runtime.{MicroBatchExecution, StreamExecution}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{BooleanType, DataType, StructType}
 
 import io.overjoin.streams.StreamLog
+import io.overjoin.streams.records.RecordDecoder
 
 /**
  * A pump's rows that divide by zero, as rows of KDA's `error_stream` (docs/server.md,
@@ -72,9 +75,11 @@ object ZeroDivisionRows extends Logging {
   private def micros(t: Long): String =
     Stamp.format(Instant.ofEpochSecond(Math.floorDiv(t, 1000000L), Math.floorMod(t, 1000000L) * 1000L))
 
+  private val jsonFactory = new com.fasterxml.jackson.core.JsonFactory()
+
   private def json(fields: Seq[(String, Any)]): String = {
     val w = new StringWriter()
-    val g = new com.fasterxml.jackson.core.JsonFactory().createGenerator(w)
+    val g = jsonFactory.createGenerator(w)
     g.writeStartObject()
     fields.foreach {
       case (k, null) => g.writeNullField(k)
@@ -102,7 +107,7 @@ object ZeroDivisionRows extends Logging {
    */
   def record(spec: Spec, row: InternalRow, rowtime: Option[Long]): Unit = {
     val task = TaskContext.get()
-    if (task == null || task.getLocalProperty("streaming.sql.batchId") == null) return
+    if (task == null || task.getLocalProperty(MicroBatchExecution.BATCH_ID_KEY) == null) return
     val key = (task.taskAttemptId(), spec.guard)
     val buffer = buffers.computeIfAbsent(key, _ => {
       val opened = new Buffer(open(spec, task))
@@ -111,7 +116,6 @@ object ZeroDivisionRows extends Logging {
     })
     val now = micros(System.currentTimeMillis() * 1000L)
     val text = rowText(spec, row)
-    val hex = text.getBytes(StandardCharsets.UTF_8).map(b => f"${b & 0xff}%02x").mkString
     val at = rowtime.map(micros)
     buffer.out.write(json(Seq(
       "ERROR_TIME" -> now,
@@ -119,7 +123,7 @@ object ZeroDivisionRows extends Logging {
       "ERROR_NAME" -> ErrorName,
       "MESSAGE" -> s"pump ${spec.pump}: division by zero (${spec.divisors} is 0); the row was left out: $text".take(4096),
       "DATA_ROWTIME" -> at.orNull,
-      "DATA_ROW" -> hex,
+      "DATA_ROW" -> RecordDecoder.hex(text),
       "PUMP_NAME" -> spec.pump,
       "ROWTIME" -> at.getOrElse(now))))
     buffer.out.write("\n")
@@ -131,8 +135,8 @@ object ZeroDivisionRows extends Logging {
    * writes it again whole.
    */
   private def open(spec: Spec, task: TaskContext): java.io.Writer = {
-    val batch = task.getLocalProperty("streaming.sql.batchId")
-    val query = queryTag(task.getLocalProperty(QueryIdProperty))
+    val batch = task.getLocalProperty(MicroBatchExecution.BATCH_ID_KEY)
+    val query = queryTag(task.getLocalProperty(StreamExecution.QUERY_ID_KEY))
     val name = s"${spec.prefix}$batch-$query-${spec.guard}-p${task.partitionId()}.json"
     val path = new Path(new Path(spec.folder, "_staging"), name)
     // No checksum files beside it: the file is renamed into place by the driver, which may not move them.
@@ -143,9 +147,6 @@ object ZeroDivisionRows extends Logging {
     new java.io.BufferedWriter(new OutputStreamWriter(fs.create(path, true), StandardCharsets.UTF_8))
   }
 
-  /** The local property Spark's streaming queries give their jobs: the query's id (its checkpoint's). */
-  val QueryIdProperty = "sql.streaming.queryId"
-
   /**
    * The part of an error file's name that tells the pump's checkpoint: its query id's first
    * group. A pump dropped and made again (same name, generation 1) has a new checkpoint, so its
@@ -154,15 +155,16 @@ object ZeroDivisionRows extends Logging {
   private def queryTag(id: String): String = "q" + Option(id).map(_.takeWhile(_ != '-')).getOrElse("none")
 
   /**
-   * Puts the error files micro-batch `batchId` of a pump wrote (`prefix`: its file prefix; `queryId`
-   * its query's id, [[QueryIdProperty]] on the micro-batch's thread) into the error folder, each
-   * logged in the folder's [[StreamLog]]; one already there is not put twice (a replayed batch).
-   * Returns the number of files put in place.
+   * Puts the error files micro-batch `batchId` of a pump wrote (`prefix`: its file prefix) into the
+   * error folder, each logged in the folder's [[StreamLog]]; one already there is not put twice (a
+   * replayed batch). Called on the micro-batch's thread, whose local properties name the pump's
+   * query (`session`'s). Returns the number of files put in place.
    */
-  def publish(folder: String, prefix: String, queryId: String, batchId: Long, conf: Configuration): Int = {
+  def publish(folder: String, prefix: String, batchId: Long, session: SparkSession, conf: Configuration): Int = {
     val dir = new Path(folder)
     val fs = dir.getFileSystem(conf)
-    val pattern = s"$prefix$batchId-${queryTag(queryId)}-*.json"
+    val query = queryTag(session.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY))
+    val pattern = s"$prefix$batchId-$query-*.json"
     val staged = Option(fs.globStatus(new Path(new Path(dir, "_staging"), pattern))).toSeq.flatten
       .map(_.getPath).sortBy(_.getName)
     if (staged.isEmpty) return 0
