@@ -32,6 +32,20 @@ def in_flight(server: Server) -> dict[str, int]:
     return found
 
 
+#: KDA's error_stream columns, for a stream a pump sends error_stream on to.
+ERROR_COLUMNS = (
+    "(ERROR_TIME TIMESTAMP, ERROR_LEVEL VARCHAR(10), ERROR_NAME VARCHAR(32), MESSAGE VARCHAR(4096), "
+    "DATA_ROWTIME TIMESTAMP, DATA_ROW VARCHAR(49152), PUMP_NAME VARCHAR(128))"
+)
+
+
+def restart(server: Server, env: dict[str, str] | None = None) -> None:
+    """Starts the (stopped or killed) server again on new ports, with ``env`` (None: the test's)."""
+    server.thrift_port, server.connect_port = free_port(), free_port()
+    server.env = env
+    server.start()
+
+
 def caught_up(server: Server, pumps: int) -> bool:
     """Every pump checkpoint (``pumps`` of them) has committed every batch it planned."""
     checkpoints = list((server.state_dir / "checkpoints").glob("*"))
@@ -71,8 +85,7 @@ def test_kill_9_and_restart_lose_and_duplicate_nothing(server: Server) -> None:
             cut = in_flight(server)
             if cut:
                 landed.append(cut)
-            server.thrift_port, server.connect_port = free_port(), free_port()
-            server.start()
+            restart(server)
     finally:
         total = feeder.stop()
     assert total > 0
@@ -110,18 +123,15 @@ def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) 
         f"CREATE STREAM hsrc (ROWTIME TIMESTAMP, id INT) WITH (format = 'json', path = '{folder}')",
         "CREATE STREAM hout (id INT)",
         "CREATE STREAM hcopy (id INT)",
-        "CREATE STREAM herr (ERROR_TIME TIMESTAMP, ERROR_LEVEL VARCHAR(10), ERROR_NAME VARCHAR(32), "
-        "MESSAGE VARCHAR(4096), DATA_ROWTIME TIMESTAMP, DATA_ROW VARCHAR(49152), PUMP_NAME VARCHAR(128))",
+        f"CREATE STREAM herr {ERROR_COLUMNS}",
         "CREATE PUMP hx AS INSERT INTO hout SELECT STREAM ROWTIME, id FROM STREAM hsrc WHERE 12 / MOD(id, 4) > 0",
         "CREATE PUMP hy AS INSERT INTO hcopy SELECT STREAM ROWTIME, id FROM STREAM hout WHERE 12 / MOD(id, 3) > 0",
         "CREATE PUMP he AS INSERT INTO herr SELECT STREAM * FROM error_stream",
     )
     from tests.server.feed import row, write_rows
 
-    def restart(halt: dict[str, str] | None) -> None:
-        server.thrift_port, server.connect_port = free_port(), free_port()
-        server.env = {**os.environ, **halt} if halt else None
-        server.start()
+    def restart_halting(halt: dict[str, str] | None) -> None:
+        restart(server, {**os.environ, **halt} if halt else None)
 
     def ids(stream: str) -> list[int]:
         return [r[0] for r in server.query(f"SELECT id FROM {stream} ORDER BY id")]
@@ -138,14 +148,14 @@ def test_a_batch_written_but_not_committed_is_not_written_twice(server: Server) 
     write_rows(folder, "a", [row(i) for i in range(5)])
     wait_until(lambda: ids("hout") == [1, 2, 3] and ids("hcopy") == [1, 2], what="batch 0")
     server.stop()
-    restart({"OVERJOIN_TEST_HALT_AFTER_RENAME": "hx:1"})
+    restart_halting({"OVERJOIN_TEST_HALT_AFTER_RENAME": "hx:1"})
     write_rows(folder, "b", [row(i) for i in range(5, 12)])
     server.proc.wait(120)  # halted by the fault injection
     assert "halting after pump hx wrote batch 1" in server.stderr()
-    restart({"OVERJOIN_TEST_HALT_BEFORE_RENAME": "hy:1"})
+    restart_halting({"OVERJOIN_TEST_HALT_BEFORE_RENAME": "hy:1"})
     server.proc.wait(120)
     assert "halting after pump hy logged batch 1" in server.stderr()
-    restart(None)
+    restart_halting(None)
     write_rows(folder, "c", [row(i) for i in range(12, 15)])
     # Processed everything: the rows are in and both pumps have committed every batch they planned.
     wait_until(
@@ -171,8 +181,7 @@ def test_a_reader_of_error_stream_begun_by_an_earlier_release_keeps_running(serv
     folder.mkdir()
     server.execute(
         f"CREATE STREAM usrc (id INT) WITH (format = 'json', path = '{folder}', record_row_path = '$')",
-        "CREATE STREAM uerr (ERROR_TIME TIMESTAMP, ERROR_LEVEL VARCHAR(10), ERROR_NAME VARCHAR(32), "
-        "MESSAGE VARCHAR(4096), DATA_ROWTIME TIMESTAMP, DATA_ROW VARCHAR(49152), PUMP_NAME VARCHAR(128))",
+        f"CREATE STREAM uerr {ERROR_COLUMNS}",
         "SET spark.overjoin.errorStream.pumpRows = false",
         "CREATE PUMP ue AS INSERT INTO uerr SELECT STREAM * FROM error_stream",
     )
@@ -189,8 +198,7 @@ def test_a_reader_of_error_stream_begun_by_an_earlier_release_keeps_running(serv
     server.stop()
     saved = server.state_dir / "pumps" / "ue.properties"
     saved.write_text("".join(line for line in saved.read_text().splitlines(True) if "errorStream.pumpRows" not in line))
-    server.thrift_port, server.connect_port = free_port(), free_port()
-    server.start()
+    restart(server)
     bad("r2")
     wait_until(lambda: len(names()) == 2, what="the second error row, after the upgrade")
     assert names() == ["Parse error", "Parse error"]
@@ -204,8 +212,7 @@ def test_a_reader_of_error_stream_begun_by_an_earlier_release_keeps_running(serv
     folder2.mkdir()
     server.execute(f"CREATE STREAM usrc2 (id INT) WITH (format = 'json', path = '{folder2}', record_row_path = '$')")
     server.stop()
-    server.thrift_port, server.connect_port = free_port(), free_port()
-    server.start()
+    restart(server)
     described = dict(server.query("DESCRIBE PUMP ue"))
     assert described["state"] == "FAILED"
     assert (
